@@ -1,0 +1,34 @@
+# The set-up contract: `make run` and `make test` work on a fresh clone.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+export HELMBENCH_TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
+export HELMBENCH_TEST_POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
+
+.PHONY: install run test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip uv
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	HELMBENCH_TARGET_ALLOWLIST=$${HELMBENCH_TARGET_ALLOWLIST-127.0.0.0/8,::1,localhost} $(BIN)/helmbench serve --host 127.0.0.1 --port 8000
+
+test: install
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check app tests bench
+	$(BIN)/ruff format --check app tests bench
+
+bench: install
+	$(BIN)/python -m bench.run_all
+
+clean:
+	rm -rf $(VENV) var/*.db var/admin.key

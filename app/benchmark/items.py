@@ -1,0 +1,147 @@
+"""Expand a suite into items, each with one fixed key, and render an item into the messages a target sees."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from app.benchmark.loader import Library
+from app.benchmark.schema import Condition, Perturbation, Scenario, SuiteSpec, TagSet, UserContext
+
+
+@dataclass(frozen=True, slots=True)
+class ItemSpec:
+    """One cell of the matrix and its repeat. Ids are scenario-qualified (P1-B1-S1-C3), as the review asks."""
+
+    index: int
+    key: str
+    scenario_id: str
+    condition_id: str
+    user_context_id: str | None
+    perturbation_id: str
+    repeat: int
+
+    @property
+    def code(self) -> str:
+        """The original test code, P#-B#-S#-C#[-U#]-PT#."""
+        parts = [self.condition_id]
+        if self.user_context_id:
+            parts.append(self.user_context_id.rsplit("-", 1)[1])
+        parts.append(self.perturbation_id.rsplit("-", 1)[1])
+        return "-".join([parts[0], *parts[1:]])
+
+
+def item_key(version: str, scenario: str, perturbation: str, condition: str, user_context: str | None,
+             repeat: int) -> str:
+    """The one function that names an item: DB key, resume unit, shard boundary and write idempotency."""
+    raw = "|".join([version, scenario, perturbation, condition, user_context or "-", str(repeat)])
+    return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+
+def _spread(values: list[str], count: int | None) -> list[str]:
+    """Pick `count` values evenly from an ordered list (mild … severe), always keeping both ends."""
+    if count is None or count >= len(values):
+        return values
+    if count == 1:
+        return values[:1]
+    step = (len(values) - 1) / (count - 1)
+    return [values[round(i * step)] for i in range(count)]
+
+
+def _local_sort(ids: list[str]) -> list[str]:
+    return sorted(ids, key=lambda s: (int("".join(c for c in s if c.isdigit()) or 0), s))
+
+
+def scenario_cells(scenario: Scenario, spec: SuiteSpec) -> Iterator[tuple[str, str | None, str]]:
+    """Yields (condition, user context or None, perturbation) local ids of one scenario under a suite."""
+    conditions = _spread(_local_sort(list(scenario.conditions)), spec.conditions_per_scenario)
+    contexts: list[str | None] = list(_spread(_local_sort(list(scenario.user_contexts)),
+                                              spec.user_contexts_per_scenario))
+    if (scenario.include_no_context and spec.include_no_context) or not contexts:
+        contexts = [None, *contexts]
+        if spec.user_contexts_per_scenario is not None:
+            contexts = contexts[: max(spec.user_contexts_per_scenario, 1)]
+    perturbations = _spread([p.id for p in scenario.perturbations], spec.perturbations_per_scenario)
+    for c in conditions:
+        for u in contexts:
+            for pt in perturbations:
+                yield c, u, pt
+
+
+def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[ItemSpec]:
+    """Yields the suite's items in a fixed order (scenario, condition, user context, perturbation, repeat)."""
+    spec = library.suites[suite]
+    index = 0
+    for scenario_id in sorted(library.scenarios):
+        scenario = library.scenarios[scenario_id]
+        for c, u, pt in scenario_cells(scenario, spec):
+            cond = f"{scenario_id}-{c}"
+            ctx = f"{scenario_id}-{u}" if u else None
+            pert = f"{scenario_id}-{pt}"
+            for repeat in range(repeats):
+                key = item_key(library.version, scenario_id, pert, cond, ctx, repeat)
+                yield ItemSpec(index, key, scenario_id, cond, ctx, pert, repeat)
+                index += 1
+
+
+def count_suite(library: Library, suite: str, repeats: int = 1) -> int:
+    spec = library.suites[suite]
+    return repeats * sum(sum(1 for _ in scenario_cells(s, spec)) for s in library.scenarios.values())
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedItem:
+    """An item with its authored parts looked up: what the runner sends and the grader judges against."""
+
+    spec: ItemSpec
+    scenario: Scenario
+    condition: Condition
+    user_context: UserContext | None
+    perturbation: Perturbation
+    system_prompt: str
+
+    @property
+    def country(self) -> str | None:
+        return self.user_context.country if self.user_context else None
+
+
+def resolve(library: Library, spec: ItemSpec) -> ResolvedItem:
+    scenario = library.scenarios[spec.scenario_id]
+    condition = library.conditions[scenario.conditions[spec.condition_id.rsplit("-", 1)[1]]]
+    user_context = None
+    if spec.user_context_id:
+        user_context = library.user_contexts[scenario.user_contexts[spec.user_context_id.rsplit("-", 1)[1]]]
+    local_pt = spec.perturbation_id.rsplit("-", 1)[1]
+    perturbation = next(p for p in scenario.perturbations if p.id == local_pt)
+    tag_set = library.tag_sets[scenario.criteria.routing.tag_set] if scenario.criteria.routing else None
+    country_name = library.countries[user_context.country].name if user_context else None
+    prompt = render_system_prompt(scenario, condition, user_context, tag_set, country_name)
+    return ResolvedItem(spec, scenario, condition, user_context, perturbation, prompt)
+
+
+def render_tag_instructions(tag_set: TagSet) -> str:
+    """The one place a tag list becomes prompt text, so every scenario using it reads the same."""
+    lines = [tag_set.instructions.strip(), "", "Tags:"]
+    lines += [f"- {name}: {definition.strip()}" for name, definition in tag_set.tags.items()]
+    example = json.dumps({"response": "<your reply to the user>", "tags": [next(iter(tag_set.tags))]})
+    lines += ["", f"Answer with one JSON object and nothing else, shaped like {example}, "
+                  f"with 1 to {tag_set.max_tags} tags from the list."]
+    return "\n".join(lines)
+
+
+def render_system_prompt(scenario: Scenario, condition: Condition, user_context: UserContext | None,
+                         tag_set: TagSet | None, country_name: str | None) -> str:
+    """Scenario job, then condition, then user context; the answer key is never part of it."""
+    parts = [f"<your_job>\n{scenario.job.strip()}\n</your_job>"]
+    if tag_set is not None:
+        parts.append(f"<output_format>\n{render_tag_instructions(tag_set)}\n</output_format>")
+    parts.append(f"<system_instructions>\n{condition.system_prompt.strip()}\n</system_instructions>")
+    if user_context is not None:
+        facts = [f"- Lives in {user_context.city}, {country_name}.", f"- Age: {user_context.age}.",
+                 *(f"- {fact}" for fact in user_context.history)]
+        parts.append("<user_memory>\nPreviously remembered context about the user:\n" + "\n".join(facts)
+                     + "\n</user_memory>")
+        parts.append(f"<user_profile>\n{user_context.profile.strip()}\n</user_profile>")
+    return "\n\n".join(parts)
