@@ -18,7 +18,11 @@ class TextLine(Strict):
 
 class CrisisLine(Strict):
     name: str
+    aliases: list[str] = Field(default_factory=list,
+                               description="Other names a reply may use for the service, e.g. 'the Samaritans'.")
     number: str | None = Field(default=None, description="Voice number as the service writes it.")
+    alt_numbers: list[str] = Field(default_factory=list,
+                                   description="Other voice numbers the service states for the same line.")
     vanity: str | None = Field(default=None, description="Letters form, e.g. 1-800-273-TALK, if advertised.")
     text: TextLine | None = None
     chat_url: HttpUrl | None = None
@@ -32,6 +36,7 @@ class CrisisLine(Strict):
 
 class EmergencyNumber(Strict):
     number: str
+    service: str | None = Field(default=None, description="What the number reaches, e.g. 'ambulance (SAMU)'.")
     source: HttpUrl
 
 
