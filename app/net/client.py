@@ -1,0 +1,150 @@
+"""Outbound HTTP client for users' model endpoints: httpx API, aiohttp speed, SSRF checks at connect time."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+
+import aiohttp
+import httpx
+from aiohttp.abc import AbstractResolver, ResolveResult
+from httpx_aiohttp import AiohttpTransport
+
+from app.net.ssrf import Allowlist, check_url, resolve_addresses
+
+
+class ResponseTooLargeError(httpx.TransportError):
+    """The endpoint's reply exceeded the byte limit; reading stopped before it could fill memory."""
+
+
+class CheckedResolver(AbstractResolver):
+    """aiohttp resolver returning only checked addresses: the address connected to is the one checked."""
+
+    def __init__(self, allowlist: Allowlist) -> None:
+        self._allowlist = allowlist
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        """Resolve host, refusing it (UnsafeURLError) if any of its addresses is internal."""
+        pairs = await resolve_addresses(host, port, self._allowlist, family=family)
+        flags = socket.AI_NUMERICHOST | socket.AI_NUMERICSERV
+        return [
+            ResolveResult(hostname=host, host=addr, port=port, family=fam, proto=0, flags=flags)
+            for fam, addr in pairs
+        ]
+
+    async def close(self) -> None:
+        """Nothing to release: resolution runs on the event loop's getaddrinfo."""
+
+
+def make_connector(*, allowlist: Allowlist, max_connections: int, ssl: object = True) -> aiohttp.TCPConnector:
+    """aiohttp connector whose every name lookup goes through CheckedResolver."""
+    return aiohttp.TCPConnector(
+        limit=max_connections,
+        limit_per_host=0,
+        resolver=CheckedResolver(allowlist),
+        ssl=ssl,  # type: ignore[arg-type]
+        ttl_dns_cache=10,
+    )
+
+
+class _LimitedStream(httpx.AsyncByteStream):
+    """Wraps a response body and raises once more than max_bytes have arrived on the wire."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, max_bytes: int, url: str) -> None:
+        self._inner = inner
+        self._max = max_bytes
+        self._url = url
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if seen > self._max:
+                raise ResponseTooLargeError(f"reply from {self._url} exceeded {self._max} bytes")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class GuardedAiohttpTransport(AiohttpTransport):
+    """httpx-aiohttp transport: checks each request URL, caps reply size; DNS is checked in the connector."""
+
+    def __init__(self, *, allowlist: Allowlist, max_response_bytes: int, limits: httpx.Limits) -> None:
+        super().__init__(limits=limits, trust_env=False)
+        self._allowlist = allowlist
+        self._max_response_bytes = max_response_bytes
+
+    def get_client(self) -> aiohttp.ClientSession:
+        """Build the session lazily (inside the running loop) on our checked connector."""
+        connector = make_connector(
+            allowlist=self._allowlist,
+            max_connections=self.limits.max_connections or 100,
+            ssl=self.ssl_context,
+        )
+        return aiohttp.ClientSession(
+            connector=connector, trust_env=False, cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False
+        )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Refuse unsafe URLs before any socket is opened (IP literals never reach the resolver)."""
+        check_url(str(request.url), self._allowlist)
+        response = await super().handle_async_request(request)
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > self._max_response_bytes:
+            await response.aclose()
+            raise ResponseTooLargeError(
+                f"reply from {request.url} announces {length} bytes (limit {self._max_response_bytes})"
+            )
+        return httpx.Response(
+            status_code=response.status_code,
+            headers=response.headers.raw,
+            stream=_LimitedStream(response.stream, self._max_response_bytes, str(request.url)),  # type: ignore[arg-type]
+            request=request,
+            extensions=response.extensions,
+        )
+
+
+def make_client(
+    *, max_connections: int, timeout: float, allowlist: Allowlist, max_response_bytes: int
+) -> httpx.AsyncClient:
+    """httpx client on httpx-aiohttp with SSRF checks, a pool of max_connections and no redirect following."""
+    limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+    transport = GuardedAiohttpTransport(
+        allowlist=allowlist, max_response_bytes=max_response_bytes, limits=limits
+    )
+    return httpx.AsyncClient(
+        transport=transport,
+        timeout=httpx.Timeout(timeout),
+        follow_redirects=False,
+        trust_env=False,  # an environment proxy would connect to an address we never checked
+        headers={"accept-encoding": "identity"},  # compressed bodies could expand past the byte cap
+    )
+
+
+async def read_limited(response: httpx.Response, max_bytes: int) -> bytes:
+    """Read a streamed response's decoded body, raising ResponseTooLargeError past max_bytes."""
+    if response.is_stream_consumed:
+        body = response.content
+        if len(body) > max_bytes:
+            raise ResponseTooLargeError(f"reply from {response.request.url} exceeded {max_bytes} bytes")
+        return body
+    length = response.headers.get("content-length", "")
+    if length.isdigit() and int(length) > max_bytes:
+        await response.aclose()
+        raise ResponseTooLargeError(
+            f"reply from {response.request.url} announces {length} bytes, over the {max_bytes} limit"
+        )
+    chunks: list[bytes] = []
+    seen = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            seen += len(chunk)
+            if seen > max_bytes:
+                raise ResponseTooLargeError(f"reply from {response.request.url} exceeded {max_bytes} bytes")
+            chunks.append(chunk)
+    finally:
+        await response.aclose()
+    return b"".join(chunks)
