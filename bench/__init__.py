@@ -1,0 +1,1 @@
+"""Benchmarks and the mock target they run against."""
