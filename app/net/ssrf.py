@@ -295,13 +295,19 @@ def check_url(url: str, allowlist: Allowlist) -> None:
     if port == 0:
         raise UnsafeURLError(f"URL {shown}", "port 0")
     try:
-        check_host(parts.hostname, allowlist)
+        if parts.hostname.isascii():
+            check_host(parts.hostname, allowlist)
+        else:  # an IDN: only its IDNA (punycode) form, checked below, is ever resolved
+            literal = parse_ip_host(parts.hostname)
+            if literal is not None:
+                check_address(literal, allowlist, what=parts.hostname)
         parsed = httpx.URL(url)
         # The client parses with httpx: its view must pass too, so a parser mismatch cannot slip by.
-        if parsed.scheme not in ALLOWED_SCHEMES or parsed.userinfo or not parsed.host:
+        if parsed.scheme not in ALLOWED_SCHEMES or parsed.userinfo or not parsed.raw_host:
             raise UnsafeURLError("URL", "httpx reads a different scheme, credentials or no host")
-        if parsed.host != parts.hostname:
-            check_host(parsed.host, allowlist)
+        wire_host = parsed.raw_host.decode("ascii")
+        if wire_host != parts.hostname:
+            check_host(wire_host, allowlist)
     except httpx.InvalidURL as exc:
         raise UnsafeURLError(f"URL {shown}", f"cannot be parsed ({exc})") from exc
     except UnsafeURLError as exc:
