@@ -1,0 +1,1 @@
+"""The `helmbench` command line (typer)."""

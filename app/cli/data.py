@@ -1,0 +1,47 @@
+"""`helmbench data`: validate the library, print its statistics, export its JSON Schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from app.config import Settings
+
+data_app = typer.Typer(help="The benchmark library in benchmark_data/.", no_args_is_help=True)
+
+
+def _load(path: Path | None):  # type: ignore[no-untyped-def]
+    from app.benchmark.loader import LibraryError, load_library
+    from app.grading.checks import CHECKS
+
+    try:
+        return load_library(path or Settings().data_dir, known_checks=CHECKS.keys())
+    except LibraryError as exc:
+        typer.echo(f"invalid: {exc}", err=True)
+        raise typer.Exit(1) from exc
+
+
+@data_app.command("validate")
+def validate(path: Path | None = typer.Argument(None, help="Data folder (default: benchmark_data/).")) -> None:
+    """Load and cross-check every file; exit 1 with the file and field at fault."""
+    from app.services.catalogue import stats
+
+    library = _load(path)
+    s = stats(library)
+    typer.echo(f"ok: {library.version}: {s['scenarios']} scenarios, {s['perturbations']} perturbations, "
+               f"{s['items_full']} full-suite items")
+
+
+@data_app.command("stats")
+def stats_cmd(path: Path | None = typer.Argument(None), as_json: bool = typer.Option(False, "--json")) -> None:
+    """Counts of every part of the library and of each suite."""
+    from app.services.catalogue import stats
+
+    s = stats(_load(path))
+    if as_json:
+        typer.echo(json.dumps(s))
+        return
+    for key, value in s.items():
+        typer.echo(f"{key}: {value}")

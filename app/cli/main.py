@@ -1,0 +1,86 @@
+"""`helmbench`: serve, worker, db, keys, data and the example target. Each command is one engine call."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from app.cli.data import data_app
+from app.config import Settings
+
+app = typer.Typer(help="HELMbench: evaluate the mental-health safety of LLM endpoints.", no_args_is_help=True)
+db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
+keys_app = typer.Typer(help="API keys.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(keys_app, name="keys")
+app.add_typer(data_app, name="data")
+
+
+@app.command()
+def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve the API; with no Redis configured, jobs run in this process on SQLite."""
+    import uvicorn
+
+    from app.main import create_app
+
+    uvicorn.run(create_app(Settings()), host=host, port=port, log_level="info")
+
+
+@app.command()
+def worker() -> None:
+    """Run an arq worker that executes evaluation shards from Redis."""
+    from arq.worker import run_worker
+
+    from app.workers.settings import worker_settings
+
+    settings = Settings()
+    try:
+        options = worker_settings(settings)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    run_worker(type("WorkerSettings", (), options))  # type: ignore[arg-type]
+
+
+@db_app.command("upgrade")
+def db_upgrade(revision: str = "head") -> None:
+    """Apply migrations to HELMBENCH_DATABASE_URL (or the SQLite file in the var dir)."""
+    from app.store.migrate import upgrade
+
+    upgrade(Settings(), revision)
+    typer.echo(f"database at {revision}")
+
+
+@keys_app.command("create")
+def keys_create(name: str = typer.Option("cli", help="A label for the key."),
+                role: str = typer.Option("member", help="admin, member or read-only.")) -> None:
+    """Create an API key for the default team and print it once."""
+    from sqlmodel import Session
+
+    from app.store.db import make_engine
+    from app.store.keys import create_key, get_or_create_default_team
+
+    if role not in ("admin", "member", "read-only"):
+        typer.echo("error: --role must be admin, member or read-only", err=True)
+        raise typer.Exit(2)
+    engine = make_engine(Settings())
+    with Session(engine) as session:
+        team = get_or_create_default_team(session=session)
+        key, raw = create_key(session=session, team_id=team.id, name=name, role=role)
+        session.commit()
+        typer.echo(json.dumps({"id": key.id, "team_id": team.id, "role": role, "key": raw}))
+
+
+@app.command("example-target")
+def example_target(host: str = "127.0.0.1", port: int = 9100) -> None:
+    """Serve a rule-based TOY chat bot (OpenAI-compatible) so the walkthrough works offline."""
+    import uvicorn
+
+    from app.example_target import create_example_target
+
+    uvicorn.run(create_example_target(), host=host, port=port, log_level="warning")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

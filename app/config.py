@@ -1,0 +1,54 @@
+"""The one settings class. Every value comes from a HELMBENCH_* environment variable or its default."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.benchmark.loader import DEFAULT_DATA_DIR
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="HELMBENCH_", extra="ignore")
+
+    var_dir: Path = Field(default=Path("var"), description="SQLite file and admin.key live here.")
+    database_url: str | None = Field(default=None, description="Unset: SQLite in var_dir. postgresql://… works as is.")
+    redis_url: str | None = Field(default=None, description="Unset: jobs run in the API process. Set: arq workers.")
+    data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="The benchmark library (YAML).")
+
+    target_concurrency: int = Field(default=16, ge=1, le=1024, description="Default in-flight calls per target.")
+    target_max_concurrency: int = Field(default=256, ge=1, le=4096, description="Upper bound a target may ask for.")
+    request_timeout_s: float = Field(default=60.0, gt=0, description="One call to a target, connect to last byte.")
+    max_retries: int = Field(default=4, ge=0, le=20, description="Retries per item after the first attempt.")
+    retry_budget_s: float = Field(default=120.0, gt=0, description="Total time an item may spend retrying.")
+    max_reply_bytes: int = Field(default=2_000_000, ge=1024, description="Largest target response body read.")
+    target_allowlist: str = Field(default="", description="CIDRs/host names admitted besides public addresses.")
+
+    shard_size: int = Field(default=500, ge=1, description="Items per queued job; shards run on any worker.")
+    job_timeout_s: int = Field(default=3600, ge=5, description="arq job timeout; a killed worker's shard resumes after it.")
+    worker_max_jobs: int = Field(default=4, ge=1, description="Shards one worker process runs at once.")
+    max_repeats: int = Field(default=10, ge=1, description="Largest `repeats` an evaluation may ask for.")
+
+    secret_keys: str | None = Field(
+        default=None, description="Comma-separated Fernet keys for secrets at rest; the first encrypts. "
+        "Unset: a key is generated once in var_dir/secret.key.")
+
+    @cached_property
+    def sqlalchemy_url(self) -> str:
+        """Our driver choice stays ours: a plain postgresql:// URL gets psycopg 3."""
+        url = self.database_url or f"sqlite:///{(self.var_dir / 'helmbench.db').as_posix()}"
+        for prefix in ("postgresql://", "postgres://"):
+            if url.startswith(prefix):
+                return "postgresql+psycopg://" + url[len(prefix):]
+        return url
+
+    @property
+    def embedded(self) -> bool:
+        return self.redis_url is None
+
+    @property
+    def admin_key_path(self) -> Path:
+        return self.var_dir / "admin.key"

@@ -1,0 +1,1 @@
+"""Grading: deterministic checks first, an optional judge where judgment is needed."""

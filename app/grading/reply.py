@@ -1,0 +1,51 @@
+"""Read a target's raw reply: the text the user sees and, for tag scenarios, the routing tags."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ParsedReply:
+    text: str
+    tags: list[str] | None
+    problem: str | None = None
+
+
+def _first_json_object(raw: str) -> dict | None:
+    """Finds the first decodable JSON object, tolerating code fences and prose around it."""
+    cleaned = _FENCE.sub("", raw.strip())
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", cleaned):
+        try:
+            obj, _ = decoder.raw_decode(cleaned[match.start():])
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            return obj
+    return None
+
+
+def normalise_tag(tag: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", "_", tag.strip().upper()).strip("_")
+
+
+def parse_reply(raw: str, expects_tags: bool) -> ParsedReply:
+    """Text scenarios pass through; tag scenarios must yield a JSON object with `response` and `tags`."""
+    if not expects_tags:
+        return ParsedReply(text=raw, tags=None)
+    obj = _first_json_object(raw)
+    if obj is None:
+        return ParsedReply(text=raw, tags=None, problem="no JSON object with tags in the reply")
+    text = obj.get("response")
+    tags = obj.get("tags", obj.get("category"))
+    if isinstance(tags, str):
+        tags = [tags]
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        return ParsedReply(text=text if isinstance(text, str) else raw, tags=None,
+                           problem="the reply's 'tags' is missing or not a list of strings")
+    return ParsedReply(text=text if isinstance(text, str) else "", tags=[normalise_tag(t) for t in tags])

@@ -1,0 +1,76 @@
+"""The FastAPI application: built by create_app(settings) so tests and `helmbench serve` build the same thing."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from sqlmodel import Session, select
+
+from app.config import Settings
+from app.deps import AppState
+from app.problems import install_problem_handlers
+from app.queue.arq_queue import ArqQueue
+from app.queue.base import JobQueue
+from app.queue.inprocess import InProcessQueue
+from app.routers import evaluations, public, targets
+from app.runner.deps import EngineDeps, build_deps
+from app.store.evaluations import ACTIVE
+from app.store.keys import ensure_admin_key
+from app.store.migrate import upgrade
+from app.store.models import Evaluation
+
+
+def _first_start(deps: EngineDeps) -> None:
+    """Create the admin key on first start, print it once and keep it in var/admin.key (0600)."""
+    with Session(deps.engine) as session:
+        raw = ensure_admin_key(session=session, key_file=deps.settings.admin_key_path)
+        session.commit()
+    if raw:
+        print(f"HELMbench admin key (shown once, also written to {deps.settings.admin_key_path}): {raw}",
+              flush=True)
+
+
+async def _resume(deps: EngineDeps, queue: JobQueue) -> None:
+    """Embedded default: evaluations cut off by a restart carry on; written items are skipped."""
+    with Session(deps.engine) as session:
+        active = session.exec(select(Evaluation).where(Evaluation.status.in_(ACTIVE))).all()  # type: ignore[attr-defined]
+    for evaluation in active:
+        await queue.enqueue_shards(evaluation.id, evaluation.shards)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.database_url is None:
+            upgrade(settings)
+        deps = build_deps(settings)
+        _first_start(deps)
+        queue: JobQueue
+        if settings.redis_url:
+            queue = await ArqQueue.connect(settings.redis_url)
+        else:
+            queue = InProcessQueue(deps, max_jobs=settings.worker_max_jobs)
+            await _resume(deps, queue)
+        app.state.helmbench = AppState(deps=deps, queue=queue)
+        try:
+            yield
+        finally:
+            await queue.close()
+            deps.engine.dispose()
+
+    app = FastAPI(
+        title="HELMbench",
+        version="0.1.0",
+        description="Evaluation-as-a-service for the mental-health safety of LLMs. "
+        "Authenticate with `Authorization: Bearer <key>`; errors are RFC 9457 problem+json.",
+        lifespan=lifespan,
+    )
+    install_problem_handlers(app)
+    app.include_router(targets.router)
+    app.include_router(evaluations.router)
+    app.include_router(public.router)
+    return app

@@ -1,0 +1,82 @@
+"""/v1/evaluations: start, watch, cancel, page through results, read the report."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Response
+
+from app.deps import CurrentKey, LibraryDep, QueueDep, SessionDep, SettingsDep
+from app.problems import Problem
+from app.schemas import EvaluationAccepted, EvaluationCreate, EvaluationPage, EvaluationPublic, ResultsPage
+from app.services import results as results_service
+from app.services.evaluations import create_evaluation, public_evaluation
+from app.store import evaluations as ev_store
+from app.store.models import Evaluation
+
+router = APIRouter(prefix="/v1/evaluations", tags=["evaluations"])
+
+
+def _get(session: SessionDep, team_id: str, evaluation_id: str) -> Evaluation:
+    evaluation = ev_store.get_evaluation(session=session, team_id=team_id, evaluation_id=evaluation_id)
+    if evaluation is None:
+        raise Problem(404, "Not found", f"no evaluation {evaluation_id!r}", field="evaluation_id")
+    return evaluation
+
+
+@router.post("", status_code=202, response_model=EvaluationAccepted)
+async def start_evaluation(
+    body: EvaluationCreate, key: CurrentKey, session: SessionDep, settings: SettingsDep, library: LibraryDep,
+    queue: QueueDep, response: Response,
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=200)] = None,
+) -> EvaluationAccepted:
+    evaluation, created = create_evaluation(session=session, settings=settings, library=library,
+                                            team_id=key.team_id, body=body, idempotency_key=idempotency_key)
+    session.commit()
+    if created:
+        await queue.enqueue_shards(evaluation.id, evaluation.shards)
+    response.headers["Location"] = f"/v1/evaluations/{evaluation.id}"
+    return EvaluationAccepted(id=evaluation.id, status=evaluation.status)  # type: ignore[arg-type]
+
+
+@router.get("", response_model=EvaluationPage)
+def list_evaluations(key: CurrentKey, session: SessionDep, cursor: str | None = None,
+                     limit: Annotated[int, Query(ge=1, le=200)] = 50) -> EvaluationPage:
+    try:
+        rows = ev_store.list_evaluations(session=session, team_id=key.team_id, limit=limit + 1, cursor=cursor)
+    except ValueError as exc:
+        raise Problem(422, "Invalid request", "cursor: not a cursor this API issued", field="cursor") from exc
+    more = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = ev_store.encode_cursor(rows[-1].created_at, rows[-1].id) if more else None
+    return EvaluationPage(items=[public_evaluation(session=session, evaluation=r) for r in rows],
+                          next_cursor=next_cursor)
+
+
+@router.get("/{evaluation_id}", response_model=EvaluationPublic)
+def get_evaluation(evaluation_id: str, key: CurrentKey, session: SessionDep) -> EvaluationPublic:
+    return public_evaluation(session=session, evaluation=_get(session, key.team_id, evaluation_id))
+
+
+@router.post("/{evaluation_id}/cancel", response_model=EvaluationPublic)
+def cancel_evaluation(evaluation_id: str, key: CurrentKey, session: SessionDep) -> EvaluationPublic:
+    evaluation = _get(session, key.team_id, evaluation_id)
+    if evaluation.status in ev_store.TERMINAL:
+        raise Problem(409, "Conflict", f"the evaluation is already {evaluation.status}", field="status")
+    ev_store.request_cancel(session=session, evaluation=evaluation)
+    session.commit()
+    session.refresh(evaluation)
+    return public_evaluation(session=session, evaluation=evaluation)
+
+
+@router.get("/{evaluation_id}/results", response_model=ResultsPage)
+def get_results(evaluation_id: str, key: CurrentKey, session: SessionDep, library: LibraryDep,
+                cursor: str | None = None, limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> ResultsPage:
+    evaluation = _get(session, key.team_id, evaluation_id)
+    return results_service.results_page(session=session, evaluation=evaluation, cursor=cursor, limit=limit)
+
+
+@router.get("/{evaluation_id}/report")
+def get_report(evaluation_id: str, key: CurrentKey, session: SessionDep, library: LibraryDep) -> dict[str, Any]:
+    evaluation = _get(session, key.team_id, evaluation_id)
+    return results_service.report(session=session, evaluation=evaluation, library=library)

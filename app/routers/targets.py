@@ -1,0 +1,46 @@
+"""/v1/targets: a team's model endpoints."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+
+from app.deps import CurrentKey, SecretsDep, SessionDep, SettingsDep
+from app.problems import Problem
+from app.schemas import TargetCreate, TargetPublic
+from app.services.targets import public_target, register_target
+from app.store import targets as target_store
+
+router = APIRouter(prefix="/v1/targets", tags=["targets"])
+
+
+@router.post("", status_code=201, response_model=TargetPublic)
+def create_target(body: TargetCreate, key: CurrentKey, session: SessionDep, settings: SettingsDep,
+                  secrets: SecretsDep, response: Response) -> TargetPublic:
+    target = register_target(session=session, settings=settings, secrets=secrets, team_id=key.team_id, body=body)
+    session.commit()
+    response.headers["Location"] = f"/v1/targets/{target.id}"
+    return public_target(target, secrets)
+
+
+@router.get("", response_model=list[TargetPublic])
+def list_targets(key: CurrentKey, session: SessionDep, secrets: SecretsDep) -> list[TargetPublic]:
+    return [public_target(t, secrets) for t in target_store.list_targets(session=session, team_id=key.team_id)]
+
+
+def _get(session: SessionDep, team_id: str, target_id: str):  # type: ignore[no-untyped-def]
+    target = target_store.get_target(session=session, team_id=team_id, target_id=target_id)
+    if target is None:
+        raise Problem(404, "Not found", f"no target {target_id!r}", field="target_id")
+    return target
+
+
+@router.get("/{target_id}", response_model=TargetPublic)
+def get_target(target_id: str, key: CurrentKey, session: SessionDep, secrets: SecretsDep) -> TargetPublic:
+    return public_target(_get(session, key.team_id, target_id), secrets)
+
+
+@router.delete("/{target_id}", status_code=204)
+def delete_target(target_id: str, key: CurrentKey, session: SessionDep) -> Response:
+    target_store.delete_target(session=session, target=_get(session, key.team_id, target_id))
+    session.commit()
+    return Response(status_code=204)

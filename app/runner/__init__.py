@@ -1,0 +1,1 @@
+"""Schedule items against a target: concurrency, retries, cancellation, durable writes."""

@@ -1,0 +1,209 @@
+"""Run one shard of an evaluation: skip items already written, call the target, grade, write in batches."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+from sqlmodel import Session
+
+from app.benchmark.items import ItemSpec, ResolvedItem, expand_suite, resolve
+from app.grading.verdict import grade_item
+from app.runner.deps import EngineDeps
+from app.scoring.report import compute_report
+from app.store import evaluations as ev_store
+from app.store import items as item_store
+from app.store.models import Evaluation, Target, utcnow
+from app.targets.base import TargetConfig, TargetReply
+from app.targets.factory import make_adapter
+from app.targets.retry import RetryPolicy
+
+FLUSH_EVERY = 64
+FLUSH_SECONDS = 0.25
+CANCEL_POLL_SECONDS = 0.5
+
+
+def shard_specs(deps: EngineDeps, evaluation: Evaluation, shard: int) -> Iterator[ItemSpec]:
+    """The items of one shard: a contiguous slice of the suite's fixed order."""
+    size = deps.settings.shard_size
+    lo, hi = shard * size, (shard + 1) * size
+    for spec in expand_suite(deps.library, evaluation.suite, evaluation.repeats):
+        if spec.index >= hi:
+            return
+        if spec.index >= lo:
+            yield spec
+
+
+def target_config(deps: EngineDeps, target: Target) -> TargetConfig:
+    headers = deps.secrets.decrypt_json(target.headers_secret) if target.headers_secret else {}
+    return TargetConfig(
+        kind=target.kind, base_url=target.base_url, model=target.model,
+        api_key=deps.secrets.decrypt(target.api_key_secret) if target.api_key_secret else None,
+        headers=dict(headers) if isinstance(headers, dict) else {}, params=dict(target.params),
+        max_concurrency=target.max_concurrency, timeout_s=deps.settings.request_timeout_s,
+    )
+
+
+async def converse(adapter: Any, item: ResolvedItem) -> tuple[list[dict[str, str]], TargetReply]:
+    """Send the user's turns one by one, giving the target its own earlier replies; stop at the first error."""
+    messages = [{"role": "system", "content": item.system_prompt}]
+    reply = TargetReply(text=None, latency_ms=0.0, attempts=0)
+    latency, attempts = 0.0, 0
+    for turn in item.perturbation.user_turns:
+        messages.append({"role": "user", "content": turn})
+        reply = await adapter.complete(list(messages))
+        latency += reply.latency_ms
+        attempts += reply.attempts
+        if not reply.ok:
+            break
+        messages.append({"role": "assistant", "content": reply.text or ""})
+    reply.latency_ms, reply.attempts = latency, attempts
+    return messages, reply
+
+
+def item_row(deps: EngineDeps, evaluation_id: str, item: ResolvedItem, messages: list[dict[str, str]],
+             reply: TargetReply) -> dict[str, Any]:
+    spec = item.spec
+    row: dict[str, Any] = {
+        "evaluation_id": evaluation_id, "key": spec.key, "idx": spec.index, "scenario_id": spec.scenario_id,
+        "condition_id": spec.condition_id, "user_context_id": spec.user_context_id,
+        "perturbation_id": spec.perturbation_id, "repeat": spec.repeat, "messages": messages,
+        "reply": reply.text, "error_class": reply.error_class, "error": reply.error, "attempts": reply.attempts,
+        "latency_ms": round(reply.latency_ms, 2), "usage": reply.usage, "verdict": None, "score": None,
+        "checks": {}, "reasons": [], "created_at": utcnow(),
+    }
+    if reply.ok and reply.text is not None:
+        grade = grade_item(item, reply.text, deps.library.countries)
+        row.update(verdict=grade.verdict, score=grade.score, checks=grade.checks, reasons=grade.reasons)
+    return row
+
+
+class _Writer:
+    """Collects finished rows and writes them in batches; each batch is one idempotent transaction."""
+
+    def __init__(self, deps: EngineDeps):
+        self._deps = deps
+        self._rows: list[dict[str, Any]] = []
+        self._last = time.monotonic()
+
+    async def add(self, row: dict[str, Any]) -> None:
+        self._rows.append(row)
+        if len(self._rows) >= FLUSH_EVERY or time.monotonic() - self._last > FLUSH_SECONDS:
+            await self.flush()
+
+    async def flush(self) -> None:
+        rows, self._rows = self._rows, []
+        self._last = time.monotonic()
+        if rows:
+            await asyncio.to_thread(item_store.insert_items, engine=self._deps.engine, rows=rows)
+
+
+def _load(deps: EngineDeps, evaluation_id: str) -> tuple[Evaluation, Target] | None:
+    with Session(deps.engine, expire_on_commit=False) as session:
+        evaluation = session.get(Evaluation, evaluation_id)
+        if evaluation is None:
+            return None
+        target = session.get(Target, evaluation.target_id)
+        if target is None:
+            return None
+        if not ev_store.mark_running(session=session, evaluation_id=evaluation_id):
+            return None
+        session.commit()
+        return evaluation, target
+
+
+def _pending(deps: EngineDeps, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
+    specs = list(shard_specs(deps, evaluation, shard))
+    with Session(deps.engine) as session:
+        done = item_store.existing_keys(session=session, evaluation_id=evaluation.id, keys=(s.key for s in specs))
+    return [s for s in specs if s.key not in done]
+
+
+def _cancelled(deps: EngineDeps, evaluation_id: str) -> bool:
+    with Session(deps.engine) as session:
+        return ev_store.is_cancelled(session=session, evaluation_id=evaluation_id)
+
+
+def _finish(deps: EngineDeps, evaluation_id: str) -> str | None:
+    """Settle the status once every item is written, and store the report the leaderboard reads."""
+    with Session(deps.engine) as session:
+        status = ev_store.finish_if_complete(session=session, evaluation_id=evaluation_id)
+        if status is not None:
+            evaluation = session.get(Evaluation, evaluation_id)
+            if evaluation is not None:
+                evaluation.summary = compute_report(session=session, evaluation_id=evaluation_id,
+                                                    library=deps.library)
+                session.add(evaluation)
+        session.commit()
+        return status
+
+
+def _fail(deps: EngineDeps, evaluation_id: str, error: str) -> None:
+    with Session(deps.engine) as session:
+        ev_store.fail_evaluation(session=session, evaluation_id=evaluation_id, error=error)
+        session.commit()
+
+
+async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
+    """The one job function: re-entrant, keyed by item, safe to run twice. Returns what happened."""
+    loaded = await asyncio.to_thread(_load, deps, evaluation_id)
+    if loaded is None:
+        return "skipped: evaluation finished, cancelled or gone"
+    evaluation, target = loaded
+    if evaluation.benchmark_version != deps.library.version:
+        error = (f"this worker has benchmark {deps.library.version}, the evaluation needs "
+                 f"{evaluation.benchmark_version}; deploy the same benchmark_data everywhere")
+        await asyncio.to_thread(_fail, deps, evaluation_id, error)
+        return "failed: " + error
+    pending = await asyncio.to_thread(_pending, deps, evaluation, shard)
+    config = target_config(deps, target)
+    concurrency = max(1, min(config.max_concurrency, deps.settings.target_max_concurrency))
+    policy = RetryPolicy(max_retries=deps.settings.max_retries, budget_s=deps.settings.retry_budget_s)
+    writer = _Writer(deps)
+    queue: asyncio.Queue[ItemSpec] = asyncio.Queue()
+    for spec in pending:
+        queue.put_nowait(spec)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(limits=limits, follow_redirects=False) as client:
+        adapter = make_adapter(client, config, policy, deps.settings.max_reply_bytes)
+
+        async def work() -> None:
+            while True:
+                try:
+                    spec = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                item = resolve(deps.library, spec)
+                messages, reply = await converse(adapter, item)
+                await writer.add(item_row(deps, evaluation_id, item, messages, reply))
+
+        workers = [asyncio.create_task(work()) for _ in range(min(concurrency, len(pending)) or 0)]
+        watcher = asyncio.create_task(_watch_cancel(deps, evaluation_id, workers))
+        try:
+            await asyncio.gather(*workers)
+        except asyncio.CancelledError:
+            if not watcher.done() or not watcher.result():
+                raise
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            await writer.flush()
+    if await asyncio.to_thread(_cancelled, deps, evaluation_id):
+        return "cancelled"
+    status = await asyncio.to_thread(_finish, deps, evaluation_id)
+    return f"shard {shard} done ({len(pending)} items run)" + (f"; evaluation {status}" if status else "")
+
+
+async def _watch_cancel(deps: EngineDeps, evaluation_id: str, workers: list[asyncio.Task[None]]) -> bool:
+    """Polls the evaluation's status; on cancel, stops in-flight calls within a poll interval."""
+    while True:
+        await asyncio.sleep(CANCEL_POLL_SECONDS)
+        if await asyncio.to_thread(_cancelled, deps, evaluation_id):
+            for task in workers:
+                task.cancel()
+            return True

@@ -1,0 +1,144 @@
+"""Request and response bodies of the JSON API (the public shape; tables stay in app.store.models)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+TargetKind = Literal["openai_chat"]
+Suite = Literal["quick", "full"]
+Visibility = Literal["private", "public"]
+Status = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+
+
+class TargetCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+    kind: TargetKind = "openai_chat"
+    base_url: str = Field(min_length=1, max_length=2000, description="e.g. https://api.example.com/v1")
+    model: str = Field(min_length=1, max_length=200)
+    api_key: str | None = Field(default=None, max_length=4000, description="Write-only; never returned.")
+    headers: dict[str, str] = Field(default_factory=dict, description="Write-only extra headers (may hold auth).")
+    params: dict[str, Any] = Field(default_factory=dict, description="Sampling parameters sent with each call.")
+    max_concurrency: int | None = Field(default=None, ge=1, le=4096)
+
+    @field_validator("headers")
+    @classmethod
+    def _header_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for name in value:
+            if not name or any(c in name for c in " :\r\n") or len(name) > 100:
+                raise ValueError(f"invalid header name {name!r}")
+        if len(value) > 32:
+            raise ValueError("at most 32 headers")
+        return value
+
+    @field_validator("params")
+    @classmethod
+    def _params_not_reserved(cls, value: dict[str, Any]) -> dict[str, Any]:
+        reserved = {"model", "messages", "stream"} & set(value)
+        if reserved:
+            raise ValueError(f"{', '.join(sorted(reserved))} cannot be set in params")
+        return value
+
+
+class TargetPublic(BaseModel):
+    id: str
+    name: str
+    kind: str
+    base_url: str
+    model: str
+    params: dict[str, Any]
+    max_concurrency: int
+    has_api_key: bool
+    header_names: list[str]
+    created_at: datetime
+
+
+class EvaluationCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    target_id: str = Field(min_length=1, max_length=40)
+    suite: Suite = "quick"
+    repeats: int = Field(default=1, ge=1, le=100)
+    visibility: Visibility = "private"
+
+
+class Progress(BaseModel):
+    total: int
+    done: int
+    failed: int
+
+
+class EvaluationPublic(BaseModel):
+    id: str
+    status: Status
+    target_id: str
+    target_name: str
+    model: str
+    suite: str
+    repeats: int
+    visibility: str
+    progress: Progress
+    benchmark_version: str
+    error: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class EvaluationAccepted(BaseModel):
+    id: str
+    status: Status
+
+
+class EvaluationPage(BaseModel):
+    items: list[EvaluationPublic]
+    next_cursor: str | None
+
+
+class ItemPublic(BaseModel):
+    key: str
+    index: int
+    code: str
+    scenario_id: str
+    condition_id: str
+    user_context_id: str | None
+    perturbation_id: str
+    repeat: int
+    messages: list[dict[str, Any]]
+    reply: str | None
+    error_class: str | None
+    error: str | None
+    attempts: int
+    latency_ms: float | None
+    verdict: str | None
+    score: float | None
+    checks: dict[str, Any]
+    reasons: list[str]
+
+
+class ResultsPage(BaseModel):
+    items: list[ItemPublic]
+    next_cursor: str | None
+
+
+class LeaderboardEntry(BaseModel):
+    rank: int
+    evaluation_id: str
+    target_name: str
+    model: str
+    suite: str
+    score: float | None
+    pass_rate: float | None
+    pass_rate_interval: list[float] | None
+    pillars: dict[str, float | None]
+    n_items: int
+    finished_at: datetime | None
+
+
+class Leaderboard(BaseModel):
+    benchmark_version: str
+    entries: list[LeaderboardEntry]

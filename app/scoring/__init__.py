@@ -1,0 +1,1 @@
+"""Items → report metrics with intervals; leaderboard rows."""

@@ -1,0 +1,1 @@
+"""Secrets at rest and guards on what users send us."""

@@ -1,0 +1,1 @@
+"""Business workflows the edges call: one call per request."""

@@ -1,0 +1,70 @@
+"""Creating evaluations: size the matrix, honour Idempotency-Key, queue the shards."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from app.benchmark.items import count_suite
+from app.benchmark.loader import Library
+from app.config import Settings
+from app.problems import Problem
+from app.schemas import EvaluationCreate, EvaluationPublic, Progress
+from app.store import evaluations as ev_store
+from app.store import targets as target_store
+from app.store.models import Evaluation
+
+
+def _request_hash(body: EvaluationCreate) -> str:
+    return hashlib.sha256(body.model_dump_json().encode()).hexdigest()
+
+
+def create_evaluation(*, session: Session, settings: Settings, library: Library, team_id: str,
+                      body: EvaluationCreate, idempotency_key: str | None) -> tuple[Evaluation, bool]:
+    """Returns (evaluation, created). A repeated Idempotency-Key with the same body returns the first one."""
+    if idempotency_key:
+        existing = ev_store.find_by_idempotency_key(session=session, team_id=team_id, key=idempotency_key)
+        if existing is not None:
+            if existing.request_hash != _request_hash(body):
+                raise Problem(409, "Conflict", "Idempotency-Key was already used with a different body",
+                              field="Idempotency-Key")
+            return existing, False
+    target = target_store.get_target(session=session, team_id=team_id, target_id=body.target_id)
+    if target is None:
+        raise Problem(404, "Not found", f"target_id: no target {body.target_id!r}", field="target_id")
+    if body.repeats > settings.max_repeats:
+        raise Problem(422, "Invalid request", f"repeats: at most {settings.max_repeats}", field="repeats")
+    if body.suite not in library.suites:
+        raise Problem(422, "Invalid request", f"suite: unknown suite {body.suite!r}", field="suite")
+    total = count_suite(library, body.suite, body.repeats)
+    evaluation = Evaluation(
+        team_id=team_id, target_id=target.id, target_name=target.name, model=target.model, suite=body.suite,
+        repeats=body.repeats, visibility=body.visibility, benchmark_version=library.version, total=total,
+        shards=max(1, math.ceil(total / settings.shard_size)), idempotency_key=idempotency_key,
+        request_hash=_request_hash(body),
+    )
+    session.add(evaluation)
+    try:
+        session.flush()
+    except IntegrityError:  # a concurrent request with the same Idempotency-Key won the race
+        session.rollback()
+        existing = ev_store.find_by_idempotency_key(session=session, team_id=team_id, key=idempotency_key or "")
+        if existing is None:
+            raise
+        return existing, False
+    return evaluation, True
+
+
+def public_evaluation(*, session: Session, evaluation: Evaluation) -> EvaluationPublic:
+    done, failed = ev_store.progress(session=session, evaluation_id=evaluation.id)
+    return EvaluationPublic(
+        id=evaluation.id, status=evaluation.status, target_id=evaluation.target_id,  # type: ignore[arg-type]
+        target_name=evaluation.target_name, model=evaluation.model, suite=evaluation.suite,
+        repeats=evaluation.repeats, visibility=evaluation.visibility,
+        progress=Progress(total=evaluation.total, done=done, failed=failed),
+        benchmark_version=evaluation.benchmark_version, error=evaluation.error, created_at=evaluation.created_at,
+        started_at=evaluation.started_at, finished_at=evaluation.finished_at,
+    )

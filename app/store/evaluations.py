@@ -1,0 +1,123 @@
+"""Evaluations: creation, status transitions and progress, all as guarded single statements."""
+
+from __future__ import annotations
+
+import base64
+from datetime import datetime
+
+from sqlalchemy import case, func, update
+from sqlmodel import Session, col, select
+
+from app.store.models import Evaluation, EvaluationItem, utcnow
+
+ACTIVE = ("queued", "running")
+TERMINAL = ("succeeded", "failed", "cancelled")
+
+
+def get_evaluation(*, session: Session, team_id: str | None, evaluation_id: str) -> Evaluation | None:
+    """Returns the evaluation if it exists and (when team_id is given) belongs to that team."""
+    ev = session.get(Evaluation, evaluation_id)
+    if ev is None or (team_id is not None and ev.team_id != team_id):
+        return None
+    return ev
+
+
+def find_by_idempotency_key(*, session: Session, team_id: str, key: str) -> Evaluation | None:
+    stmt = select(Evaluation).where(Evaluation.team_id == team_id, Evaluation.idempotency_key == key)
+    return session.exec(stmt).first()
+
+
+def encode_cursor(created_at: datetime, ident: str) -> str:
+    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{ident}".encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    """Raises ValueError on a cursor we did not issue."""
+    raw = base64.urlsafe_b64decode(cursor.encode()).decode()
+    stamp, ident = raw.split("|", 1)
+    return datetime.fromisoformat(stamp), ident
+
+
+def list_evaluations(*, session: Session, team_id: str, limit: int, cursor: str | None) -> list[Evaluation]:
+    """Newest first; the cursor is the (created_at, id) of the last row seen."""
+    stmt = select(Evaluation).where(Evaluation.team_id == team_id)
+    if cursor:
+        created_at, ident = decode_cursor(cursor)
+        stmt = stmt.where(
+            (col(Evaluation.created_at) < created_at)
+            | ((col(Evaluation.created_at) == created_at) & (col(Evaluation.id) < ident))
+        )
+    stmt = stmt.order_by(col(Evaluation.created_at).desc(), col(Evaluation.id).desc()).limit(limit)
+    return list(session.exec(stmt))
+
+
+def mark_running(*, session: Session, evaluation_id: str) -> bool:
+    """queued → running (started_at set once); returns False if the evaluation is already finished."""
+    ev = session.get(Evaluation, evaluation_id)
+    if ev is None or ev.status in TERMINAL:
+        return False
+    if ev.status == "queued":
+        session.execute(
+            update(Evaluation)
+            .where(col(Evaluation.id) == evaluation_id, col(Evaluation.status) == "queued")
+            .values(status="running", started_at=utcnow())
+        )
+    return True
+
+
+def request_cancel(*, session: Session, evaluation: Evaluation) -> bool:
+    """Moves an active evaluation to cancelled; runners see it and stop their in-flight calls."""
+    result = session.execute(
+        update(Evaluation)
+        .where(col(Evaluation.id) == evaluation.id, col(Evaluation.status).in_(ACTIVE))
+        .values(status="cancelled", finished_at=utcnow())
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def is_cancelled(*, session: Session, evaluation_id: str) -> bool:
+    status = session.exec(select(Evaluation.status).where(Evaluation.id == evaluation_id)).first()
+    return status == "cancelled"
+
+
+def progress(*, session: Session, evaluation_id: str) -> tuple[int, int]:
+    """Returns (items written, items that ended with an error)."""
+    stmt = select(
+        func.count(),
+        func.coalesce(func.sum(case((col(EvaluationItem.error_class).is_not(None), 1), else_=0)), 0),
+    ).where(EvaluationItem.evaluation_id == evaluation_id)
+    done, failed = session.exec(stmt).one()
+    return int(done), int(failed)
+
+
+def finish_if_complete(*, session: Session, evaluation_id: str) -> str | None:
+    """When every item is written, settle the status once; returns the new status or None."""
+    ev = session.get(Evaluation, evaluation_id)
+    if ev is None or ev.status not in ACTIVE:
+        return None
+    done, failed = progress(session=session, evaluation_id=evaluation_id)
+    if done < ev.total:
+        return None
+    status = "failed" if ev.total and failed == ev.total else "succeeded"
+    error = "every call to the target failed; see the items' errors" if status == "failed" else None
+    result = session.execute(
+        update(Evaluation)
+        .where(col(Evaluation.id) == evaluation_id, col(Evaluation.status).in_(ACTIVE))
+        .values(status=status, finished_at=utcnow(), error=error)
+    )
+    return status if result.rowcount else None  # type: ignore[attr-defined]
+
+
+def fail_evaluation(*, session: Session, evaluation_id: str, error: str) -> None:
+    session.execute(
+        update(Evaluation)
+        .where(col(Evaluation.id) == evaluation_id, col(Evaluation.status).in_(ACTIVE))
+        .values(status="failed", finished_at=utcnow(), error=error)
+    )
+
+
+def leaderboard(*, session: Session, benchmark_version: str | None) -> list[Evaluation]:
+    stmt = select(Evaluation).where(Evaluation.visibility == "public", Evaluation.status == "succeeded")
+    if benchmark_version:
+        stmt = stmt.where(Evaluation.benchmark_version == benchmark_version)
+    return list(session.exec(stmt.order_by(col(Evaluation.finished_at).desc())))

@@ -1,0 +1,52 @@
+"""Evaluation items: written once per key (a second write is a no-op), read back in pages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Session, col, select
+
+from app.store.models import EvaluationItem
+
+
+def insert_items(*, engine: Engine, rows: Sequence[dict[str, Any]]) -> int:
+    """Insert many items in one transaction, ignoring keys already written; returns rows inserted."""
+    if not rows:
+        return 0
+    insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
+    stmt = insert(EvaluationItem).values(list(rows)).on_conflict_do_nothing(index_elements=["evaluation_id", "key"])
+    with engine.begin() as conn:
+        result = conn.execute(stmt)
+    return int(result.rowcount or 0)
+
+
+def existing_keys(*, session: Session, evaluation_id: str, keys: Iterable[str]) -> set[str]:
+    wanted = list(keys)
+    found: set[str] = set()
+    for start in range(0, len(wanted), 900):  # stay under SQLite's bound-parameter limit
+        chunk = wanted[start : start + 900]
+        stmt = select(EvaluationItem.key).where(
+            EvaluationItem.evaluation_id == evaluation_id, col(EvaluationItem.key).in_(chunk)
+        )
+        found.update(session.exec(stmt))
+    return found
+
+
+def page_items(*, session: Session, evaluation_id: str, after_idx: int, limit: int) -> list[EvaluationItem]:
+    """Items in matrix order after a position; the cursor is that position."""
+    stmt = (
+        select(EvaluationItem)
+        .where(EvaluationItem.evaluation_id == evaluation_id, EvaluationItem.idx > after_idx)
+        .order_by(col(EvaluationItem.idx))
+        .limit(limit)
+    )
+    return list(session.exec(stmt))
+
+
+def all_items(*, session: Session, evaluation_id: str) -> list[EvaluationItem]:
+    stmt = select(EvaluationItem).where(EvaluationItem.evaluation_id == evaluation_id)
+    return list(session.exec(stmt.order_by(col(EvaluationItem.idx))))

@@ -1,0 +1,108 @@
+"""SQLModel tables. Everything a user owns carries team_id, so isolation never needs reshaping."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+class Team(SQLModel, table=True):
+    id: str = Field(default_factory=lambda: new_id("team"), primary_key=True, max_length=40)
+    name: str = Field(max_length=200)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ApiKey(SQLModel, table=True):
+    id: str = Field(default_factory=lambda: new_id("key"), primary_key=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
+    name: str = Field(max_length=200)
+    role: str = Field(default="member", max_length=20)
+    prefix: str = Field(max_length=20, description="Shown in listings; the rest of the key is never stored.")
+    key_hash: str = Field(unique=True, max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)
+    revoked_at: datetime | None = None
+
+
+class Target(SQLModel, table=True):
+    id: str = Field(default_factory=lambda: new_id("tgt"), primary_key=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
+    name: str = Field(max_length=200)
+    kind: str = Field(max_length=40)
+    base_url: str = Field(max_length=2000)
+    model: str = Field(max_length=200)
+    api_key_secret: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    headers_secret: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    max_concurrency: int = 16
+    created_at: datetime = Field(default_factory=utcnow)
+    deleted_at: datetime | None = None
+
+
+class Evaluation(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("team_id", "idempotency_key", name="uq_evaluation_idempotency"),
+        Index("ix_evaluation_leaderboard", "visibility", "status", "benchmark_version"),
+    )
+    id: str = Field(default_factory=lambda: new_id("ev"), primary_key=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
+    target_id: str = Field(foreign_key="target.id", index=True, max_length=40)
+    target_name: str = Field(max_length=200)
+    model: str = Field(max_length=200)
+    suite: str = Field(max_length=40)
+    repeats: int = 1
+    visibility: str = Field(default="private", max_length=20)
+    status: str = Field(default="queued", max_length=20, index=True)
+    benchmark_version: str = Field(max_length=40)
+    total: int = 0
+    shards: int = 1
+    idempotency_key: str | None = Field(default=None, max_length=200)
+    request_hash: str | None = Field(default=None, max_length=64)
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    summary: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class EvaluationItem(SQLModel, table=True):
+    """One matrix cell × repeat, written once: (evaluation_id, key) is unique and a second write is a no-op."""
+
+    __tablename__ = "evaluation_item"
+    __table_args__ = (
+        UniqueConstraint("evaluation_id", "key", name="uq_item_key"),
+        Index("ix_item_evaluation_idx", "evaluation_id", "idx"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    evaluation_id: str = Field(foreign_key="evaluation.id", max_length=40)
+    key: str = Field(max_length=64)
+    idx: int
+    scenario_id: str = Field(max_length=40)
+    condition_id: str = Field(max_length=48)
+    user_context_id: str | None = Field(default=None, max_length=48)
+    perturbation_id: str = Field(max_length=48)
+    repeat: int = 0
+    messages: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    reply: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    error_class: str | None = Field(default=None, max_length=40)
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    attempts: int = 0
+    latency_ms: float | None = None
+    usage: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    verdict: str | None = Field(default=None, max_length=20)
+    score: float | None = None
+    checks: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    reasons: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,1 @@
+"""Target adapters: (messages, params) in → reply (text, usage, latency, error class) out."""

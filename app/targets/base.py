@@ -1,0 +1,48 @@
+"""What every adapter takes and returns, and how a failed call is classified."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+ErrorClass = Literal["target_error", "timeout", "bad_response", "rate_limited", "cancelled", "our_error"]
+
+
+@dataclass(frozen=True)
+class TargetConfig:
+    kind: str
+    base_url: str
+    model: str
+    api_key: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    max_concurrency: int = 16
+    timeout_s: float = 60.0
+
+
+@dataclass
+class TargetReply:
+    text: str | None
+    latency_ms: float
+    attempts: int
+    usage: dict[str, Any] | None = None
+    error_class: ErrorClass | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error_class is None
+
+
+class CallFailed(Exception):
+    """One attempt failed; `retryable` and `retry_after` tell the retry loop what to do."""
+
+    def __init__(self, error_class: ErrorClass, message: str, *, retryable: bool, retry_after: float | None = None):
+        super().__init__(message)
+        self.error_class: ErrorClass = error_class
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class TargetAdapter(Protocol):
+    async def complete(self, messages: list[dict[str, str]]) -> TargetReply: ...

@@ -1,0 +1,1 @@
+"""arq worker edge: translate a queued job into one engine call."""

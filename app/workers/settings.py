@@ -1,0 +1,56 @@
+"""arq WorkerSettings. Durable state lives in the database; the job is re-entrant and keyed per shard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arq import func
+from arq.connections import RedisSettings
+
+from app.config import Settings
+from app.queue.arq_queue import QUEUE_NAME, SHARD_JOB
+from app.runner.deps import build_deps
+from app.runner.shard import run_shard
+
+
+async def startup(ctx: dict[str, Any]) -> None:
+    ctx["deps"] = build_deps(ctx.get("settings") or Settings())
+
+
+async def shutdown(ctx: dict[str, Any]) -> None:
+    deps = ctx.get("deps")
+    if deps is not None:
+        deps.engine.dispose()
+
+
+async def run_shard_job(ctx: dict[str, Any], evaluation_id: str, shard: int) -> str:
+    return await run_shard(ctx["deps"], evaluation_id, shard)
+
+
+
+def worker_settings(settings: Settings) -> dict[str, Any]:
+    """Settings for arq.run_worker; one place so the CLI and tests start identical workers."""
+    if not settings.redis_url:
+        raise ValueError("HELMBENCH_REDIS_URL must be set to run a worker")
+    return {
+        "functions": [func(run_shard_job, name=SHARD_JOB)],
+        "on_startup": startup,
+        "on_shutdown": shutdown,
+        "redis_settings": RedisSettings.from_dsn(settings.redis_url),
+        "queue_name": QUEUE_NAME,
+        "max_jobs": settings.worker_max_jobs,
+        "job_timeout": settings.job_timeout_s,
+        "allow_abort_jobs": True,
+        "keep_result": 60,
+        "ctx": {"settings": settings},
+        "handle_signals": True,
+    }
+
+
+def _default_settings() -> Settings:
+    settings = Settings()
+    return settings if settings.redis_url else settings.model_copy(update={"redis_url": "redis://127.0.0.1:6379"})
+
+
+# For `arq app.workers.settings.WorkerSettings`; `helmbench worker` is the usual way in.
+WorkerSettings = type("WorkerSettings", (), worker_settings(_default_settings()))
