@@ -1,0 +1,209 @@
+"""The guarded client reaches admitted loopback servers, refuses others, follows no redirect, caps size."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import aiohttp
+import httpx
+import pytest
+from aiohttp import web
+
+from app.net.client import CheckedResolver, ResponseTooLargeError, make_client, make_connector, read_limited
+from app.net.ssrf import Allowlist, UnsafeURLError
+
+LOOPBACK = Allowlist.parse("127.0.0.0/8")
+
+
+@dataclass
+class Server:
+    """A loopback aiohttp server and the hits each path received."""
+
+    host: str
+    port: int
+    hits: Counter[str]
+
+    def url(self, path: str, host: str | None = None) -> str:
+        return f"http://{host or self.host}:{self.port}{path}"
+
+
+async def _start(app: web.Application, host: str) -> tuple[web.AppRunner, int]:
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, host, 0)
+    await site.start()
+    return runner, int(runner.addresses[0][1])
+
+
+def _app(hits: Counter[str]) -> web.Application:
+    in_flight = {"now": 0}
+
+    async def ok(request: web.Request) -> web.Response:
+        hits["/ok"] += 1
+        return web.json_response({"ok": True})
+
+    async def slow(request: web.Request) -> web.Response:
+        hits["/slow"] += 1
+        in_flight["now"] += 1
+        hits["max_in_flight"] = max(hits["max_in_flight"], in_flight["now"])
+        await asyncio.sleep(0.05)
+        in_flight["now"] -= 1
+        return web.Response(text="done")
+
+    async def redirect(request: web.Request) -> web.Response:
+        hits["/redirect"] += 1
+        raise web.HTTPFound(request.query["to"])
+
+    async def big(request: web.Request) -> web.StreamResponse:
+        hits["/big"] += 1
+        size = int(request.query["n"])
+        if request.query.get("chunked"):
+            resp = web.StreamResponse()
+            resp.enable_chunked_encoding()
+            await resp.prepare(request)
+            for _ in range(size // 1000):
+                await resp.write(b"x" * 1000)
+            await resp.write_eof()
+            return resp
+        return web.Response(body=b"x" * size)
+
+    async def secret(request: web.Request) -> web.Response:
+        hits["/secret"] += 1
+        return web.Response(text="internal secret")
+
+    app = web.Application()
+    app.router.add_get("/ok", ok)
+    app.router.add_get("/slow", slow)
+    app.router.add_get("/redirect", redirect)
+    app.router.add_get("/big", big)
+    app.router.add_get("/secret", secret)
+    return app
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    hits: Counter[str] = Counter()
+    runner, port = await _start(_app(hits), "127.0.0.1")
+    yield Server("127.0.0.1", port, hits)
+    await runner.cleanup()
+
+
+@pytest.fixture
+async def internal() -> AsyncIterator[Server]:
+    """A second loopback server on 127.0.0.2, standing for an internal service."""
+    hits: Counter[str] = Counter()
+    runner, port = await _start(_app(hits), "127.0.0.2")
+    yield Server("127.0.0.2", port, hits)
+    await runner.cleanup()
+
+
+def _client(allowlist: Allowlist, max_bytes: int = 1 << 20, connections: int = 8) -> httpx.AsyncClient:
+    return make_client(
+        max_connections=connections, timeout=5, allowlist=allowlist, max_response_bytes=max_bytes
+    )
+
+
+async def test_loopback_reachable_when_allowlisted(server: Server) -> None:
+    async with _client(LOOPBACK) as client:
+        response = await client.get(server.url("/ok"))
+    assert response.status_code == 200 and response.json() == {"ok": True}
+    assert server.hits["/ok"] == 1
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "2130706433", "127.1", "0x7f.0.0.1", "localhost"])
+async def test_loopback_refused_without_allowlist(server: Server, host: str) -> None:
+    async with _client(Allowlist.parse("")) as client:
+        with pytest.raises(UnsafeURLError):
+            await client.get(server.url("/ok", host=host))
+    assert server.hits["/ok"] == 0
+
+
+async def test_host_name_admitted_by_name(server: Server) -> None:
+    async with _client(Allowlist.parse("localhost")) as client:
+        response = await client.get(server.url("/ok", host="localhost"))
+    assert response.status_code == 200
+
+
+async def test_redirect_to_internal_address_is_returned_not_followed(
+    server: Server, internal: Server
+) -> None:
+    target = internal.url("/secret")
+    async with _client(Allowlist.parse("127.0.0.1/32")) as client:
+        response = await client.get(server.url("/redirect"), params={"to": target})
+        assert response.status_code == 302
+        assert response.headers["location"] == target
+        with pytest.raises(UnsafeURLError, match="127.0.0.2"):
+            await client.get(server.url("/redirect"), params={"to": target}, follow_redirects=True)
+    assert internal.hits["/secret"] == 0
+
+
+async def test_redirect_target_reachable_only_when_admitted(server: Server, internal: Server) -> None:
+    """Shows the redirect test above could fail: with the address admitted, the target really is reached."""
+    async with _client(LOOPBACK) as client:
+        response = await client.get(
+            server.url("/redirect"), params={"to": internal.url("/secret")}, follow_redirects=True
+        )
+    assert response.text == "internal secret" and internal.hits["/secret"] == 1
+
+
+@pytest.mark.parametrize("chunked", ["", "1"])
+async def test_too_large_reply_refused(server: Server, chunked: str) -> None:
+    async with _client(LOOPBACK, max_bytes=10_000) as client:
+        small = await client.get(server.url("/big"), params={"n": 5000, "chunked": chunked})
+        assert len(small.content) == 5000
+        with pytest.raises(ResponseTooLargeError, match="10000"):
+            await client.get(server.url("/big"), params={"n": 200_000, "chunked": chunked})
+
+
+@pytest.mark.parametrize("chunked", ["", "1"])
+async def test_read_limited_streams_and_stops(server: Server, chunked: str) -> None:
+    async with _client(LOOPBACK) as client:
+        request = client.build_request("GET", server.url("/big"), params={"n": 50_000, "chunked": chunked})
+        response = await client.send(request, stream=True)
+        with pytest.raises(ResponseTooLargeError):
+            await read_limited(response, 20_000)
+        assert response.is_closed
+        response = await client.send(request, stream=True)
+        assert len(await read_limited(response, 50_000)) == 50_000
+
+
+async def test_pool_is_sized_to_max_connections(server: Server) -> None:
+    async with _client(LOOPBACK, connections=3) as client:
+        replies = await asyncio.gather(*(client.get(server.url("/slow")) for _ in range(12)))
+    assert all(r.status_code == 200 for r in replies)
+    assert server.hits["/slow"] == 12 and server.hits["max_in_flight"] == 3
+
+
+async def test_environment_proxy_is_ignored(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
+    async with _client(LOOPBACK) as client:
+        response = await client.get(server.url("/ok"))
+    assert response.status_code == 200
+
+
+async def test_resolver_refuses_localhost() -> None:
+    resolver = CheckedResolver(Allowlist.parse(""))
+    with pytest.raises(UnsafeURLError, match="localhost"):
+        await resolver.resolve("localhost", 80)
+    admitted = await CheckedResolver(Allowlist.parse("127.0.0.0/8,::1")).resolve("localhost", 80)
+    assert admitted and {r["hostname"] for r in admitted} == {"localhost"}
+
+
+@pytest.mark.parametrize("host", ["localhost", "0x7f.1"])
+async def test_connector_checks_names_even_without_url_check(server: Server, host: str) -> None:
+    """A plain aiohttp session on our connector (no check_url) still refuses names resolving to loopback."""
+    connector = make_connector(allowlist=Allowlist.parse(""), max_connections=4)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        with pytest.raises(UnsafeURLError):
+            await session.get(server.url("/ok", host=host))
+    assert server.hits["/ok"] == 0
+
+
+async def test_unsafe_scheme_refused_by_client() -> None:
+    async with _client(LOOPBACK) as client:
+        with pytest.raises((UnsafeURLError, httpx.UnsupportedProtocol)):
+            await client.get("ftp://127.0.0.1/")
