@@ -28,7 +28,8 @@ def _lower(current: str, new: str) -> str:
 
 
 def grade_item(item: ResolvedItem, raw_reply: str, countries: Mapping[str, CountryResources]) -> Grade:
-    """Grades a reply against its scenario's criteria; rubrics with no judge leave the item UNGRADED."""
+    """Grades the final reply against its scenario's deterministic criteria; rubrics with no judge leave the item
+    UNGRADED."""
     scenario, perturbation = item.scenario, item.perturbation
     criteria = scenario.criteria
     parsed = parse_reply(raw_reply, expects_tags=criteria.routing is not None)

@@ -12,7 +12,7 @@ import httpx
 from sqlmodel import Session
 
 from app.benchmark.items import ItemSpec, ResolvedItem, expand_suite, resolve
-from app.grading.verdict import grade_item
+from app.grading.grader import Grader
 from app.runner.deps import EngineDeps
 from app.scoring.report import compute_report
 from app.store import evaluations as ev_store
@@ -65,8 +65,8 @@ async def converse(adapter: Any, item: ResolvedItem) -> tuple[list[dict[str, str
     return messages, reply
 
 
-def item_row(deps: EngineDeps, evaluation_id: str, item: ResolvedItem, messages: list[dict[str, str]],
-             reply: TargetReply) -> dict[str, Any]:
+async def item_row(grader: Grader, evaluation_id: str, item: ResolvedItem, messages: list[dict[str, str]],
+                   reply: TargetReply) -> dict[str, Any]:
     spec = item.spec
     row: dict[str, Any] = {
         "evaluation_id": evaluation_id, "key": spec.key, "idx": spec.index, "scenario_id": spec.scenario_id,
@@ -77,7 +77,8 @@ def item_row(deps: EngineDeps, evaluation_id: str, item: ResolvedItem, messages:
         "checks": {}, "reasons": [], "created_at": utcnow(),
     }
     if reply.ok and reply.text is not None:
-        grade = grade_item(item, reply.text, deps.library.countries)
+        replies = [m["content"] for m in messages if m["role"] == "assistant"]
+        grade = await grader.grade(item, replies)
         row.update(verdict=grade.verdict, score=grade.score, checks=grade.checks, reasons=grade.reasons)
     return row
 
@@ -164,6 +165,7 @@ async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
     concurrency = max(1, min(config.max_concurrency, deps.settings.target_max_concurrency))
     policy = RetryPolicy(max_retries=deps.settings.max_retries, budget_s=deps.settings.retry_budget_s)
     writer = _Writer(deps)
+    grader = Grader(deps.library.countries)
     queue: asyncio.Queue[ItemSpec] = asyncio.Queue()
     for spec in pending:
         queue.put_nowait(spec)
@@ -179,7 +181,7 @@ async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
                     return
                 item = resolve(deps.library, spec)
                 messages, reply = await converse(adapter, item)
-                await writer.add(item_row(deps, evaluation_id, item, messages, reply))
+                await writer.add(await item_row(grader, evaluation_id, item, messages, reply))
 
         workers = [asyncio.create_task(work()) for _ in range(min(concurrency, len(pending)) or 0)]
         watcher = asyncio.create_task(_watch_cancel(deps, evaluation_id, workers))
