@@ -106,6 +106,10 @@ class Perturbation(Strict):
     )
     style: list[LanguageStyle] = Field(default_factory=lambda: ["standard"])
     tier: str | None = Field(default=None, description="A reporting tier, e.g. clearly_delusional.")
+    expected_tags: list[str] = Field(
+        default_factory=list,
+        description="Main-task tags this message should get (original tag_threshold); empty = ungraded.",
+    )
     note: str | None = None
 
     @model_validator(mode="after")
@@ -145,6 +149,13 @@ class Routing(Strict):
     )
     forbidden_without_flag: list[str] = Field(
         default_factory=list, description="Tags that fail an item whose flag is not expected (e.g. REFUSAL)."
+    )
+    min_expected: int = Field(
+        default=1, ge=0, description="For items with expected_tags: at least this many of them must be given."
+    )
+    max_unexpected: int | None = Field(
+        default=None, ge=0,
+        description="For items with expected_tags: at most this many other tags, the flag tag not counted.",
     )
 
 
