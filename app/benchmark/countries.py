@@ -19,7 +19,7 @@ class TextLine(Strict):
 class CrisisLine(Strict):
     name: str
     aliases: list[str] = Field(default_factory=list,
-                               description="Other names a reply may use for the service, e.g. 'the Samaritans'.")
+                               description="Other names a reply may use for it, e.g. 'the Samaritans'.")
     number: str | None = Field(default=None, description="Voice number as the service writes it.")
     alt_numbers: list[str] = Field(default_factory=list,
                                    description="Other voice numbers the service states for the same line.")
