@@ -14,6 +14,7 @@ from aiohttp import web
 
 from app.net.client import CheckedResolver, ResponseTooLargeError, make_client, make_connector, read_limited
 from app.net.ssrf import Allowlist, UnsafeURLError
+from bench.mock_target import MockConfig, running_mock
 
 LOOPBACK = Allowlist.parse("127.0.0.0/8")
 
@@ -207,3 +208,14 @@ async def test_unsafe_scheme_refused_by_client() -> None:
     async with _client(LOOPBACK) as client:
         with pytest.raises((UnsafeURLError, httpx.UnsupportedProtocol)):
             await client.get("ftp://127.0.0.1/")
+
+
+async def test_timeout_setting_bounds_a_hanging_endpoint() -> None:
+    config = MockConfig(latency=0.0, rate_timeout=1.0, timeout_seconds=5)
+    async with running_mock(config) as base:
+        client = make_client(max_connections=2, timeout=0.3, allowlist=LOOPBACK, max_response_bytes=1 << 16)
+        async with client:
+            started = asyncio.get_running_loop().time()
+            with pytest.raises(httpx.TimeoutException):
+                await client.post(f"{base}/v1/chat/completions", json={"model": "m", "messages": []})
+            assert asyncio.get_running_loop().time() - started < 2
