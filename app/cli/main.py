@@ -44,7 +44,7 @@ def worker() -> None:
 
 
 @db_app.command("upgrade")
-def db_upgrade(revision: str = "head") -> None:
+def db_upgrade(revision: str = "heads") -> None:
     """Apply migrations to HELMBENCH_DATABASE_URL (or the SQLite file in the var dir)."""
     from app.store.migrate import upgrade
 
