@@ -200,7 +200,8 @@ async def running_mock(
     await site.start()
     try:
         bound = runner.addresses[0]
-        yield f"http://{host}:{bound[1]}"
+        shown = f"[{host}]" if ":" in host else host
+        yield f"http://{shown}:{bound[1]}"
     finally:
         await runner.cleanup()
 

@@ -334,10 +334,12 @@ async def resolve_addresses(
             pairs.append((int(fam), addr))
     if not pairs:
         raise UnsafeURLError(f"host {host!r}", "it resolved to no address")
-    if allowlist.admits_name(name):
-        return pairs
+    name_admitted = allowlist.admits_name(name)
     for _fam, addr in pairs:
-        check_address(addr, allowlist, what=host)
+        ip = ipaddress.ip_address(addr.split("%", 1)[0])
+        if name_admitted and _unmap(ip) not in METADATA_ADDRESSES:
+            continue  # a listed name may resolve anywhere except a metadata service (rebinding guard)
+        check_address(ip, allowlist, what=host)
     return pairs
 
 

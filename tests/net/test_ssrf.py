@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
 
@@ -240,3 +241,32 @@ async def test_resolver_checks_ip_literals_without_dns() -> None:
     assert await resolve_checked("8.8.8.8", 443, PUBLIC_ONLY) == ["8.8.8.8"]
     with pytest.raises(UnsafeURLError):
         await resolve_checked("0x7f.1", 80, PUBLIC_ONLY)
+
+
+async def test_listed_name_may_not_resolve_to_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name on the allowlist that DNS points at the metadata service (rebinding) is still refused."""
+
+    async def fake_getaddrinfo(host: str, port: int, **_: object) -> list[tuple[object, ...]]:
+        addr = {"models.internal": "10.1.2.3", "evil.internal": "169.254.169.254"}[host]
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (addr, port))]
+
+    loop = asyncio.get_running_loop()
+    monkeypatch.setattr(loop, "getaddrinfo", fake_getaddrinfo)
+    allow = Allowlist.parse("models.internal,evil.internal")
+    assert await resolve_checked("models.internal", 80, allow) == ["10.1.2.3"]
+    with pytest.raises(UnsafeURLError, match="metadata"):
+        await resolve_checked("evil.internal", 80, allow)
+    with pytest.raises(UnsafeURLError, match="private"):
+        await resolve_checked("models.internal", 80, PUBLIC_ONLY)
+
+
+async def test_name_with_one_private_address_among_public_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def fake_getaddrinfo(host: str, port: int, **_: object) -> list[tuple[object, ...]]:
+        return [
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", port)),
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("192.168.0.10", port)),
+        ]
+
+    monkeypatch.setattr(asyncio.get_running_loop(), "getaddrinfo", fake_getaddrinfo)
+    with pytest.raises(UnsafeURLError, match="192.168.0.10"):
+        await resolve_checked("mixed.example", 443, PUBLIC_ONLY)
