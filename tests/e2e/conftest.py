@@ -1,0 +1,64 @@
+"""Helpers to run the real commands as subprocesses, the way `make run` and production start them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_http(url: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, timeout=1).status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{url} did not come up in {timeout}s")
+
+
+@contextmanager
+def running(args: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """Start a command, yield it, and always stop it (SIGTERM, then SIGKILL)."""
+    with log.open("wb") as out:
+        proc = subprocess.Popen(args, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            yield proc
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+
+
+def poll_until_done(api: httpx.Client, evaluation_id: str, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    body: dict = {}
+    while time.monotonic() < deadline:
+        body = api.get(f"/v1/evaluations/{evaluation_id}").json()
+        if body["status"] in ("succeeded", "failed", "cancelled"):
+            return body
+        time.sleep(0.25)
+    raise AssertionError(f"evaluation not finished in {timeout}s: {body}")

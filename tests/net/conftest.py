@@ -1,8 +1,0 @@
-"""Put the repository root on sys.path so tests can import bench.mock_target (bench/ is not installed)."""
-
-import sys
-from pathlib import Path
-
-ROOT = str(Path(__file__).resolve().parents[2])
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
