@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export HELMBENCH_TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 export HELMBENCH_TEST_POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test lint bench clean docs
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -32,3 +32,6 @@ bench: install
 
 clean:
 	rm -rf $(VENV) var/*.db var/admin.key
+
+docs: install
+	$(BIN)/python -m app.cli.settings_doc
