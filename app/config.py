@@ -12,7 +12,7 @@ from app.benchmark.loader import DEFAULT_DATA_DIR
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="HELMBENCH_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="HELMBENCH_", extra="ignore", env_ignore_empty=True)
 
     var_dir: Path = Field(default=Path("var"), description="SQLite file and admin.key live here.")
     database_url: str | None = Field(default=None, description="Unset: SQLite in var_dir. postgresql://… works as is.")
@@ -35,6 +35,24 @@ class Settings(BaseSettings):
     secret_keys: str | None = Field(
         default=None, description="Comma-separated Fernet keys for secrets at rest; the first encrypts. "
         "Unset: a key is generated once in var_dir/secret.key.")
+
+    # Trust: request limits, rate limits, registration-time DNS, slow clients (issue 7).
+    max_body_bytes: int = Field(
+        default=1_000_000, ge=1024, description="Largest request body accepted (413 above).")
+    body_timeout_s: float = Field(
+        default=15.0, gt=0, description="A request body must arrive within this time (408 after).")
+    rate_per_minute: float = Field(
+        default=600.0, ge=0, description="Requests per minute per API key, per API process (0 = off).")
+    rate_burst: int = Field(
+        default=60, ge=1, description="Requests a key may make at once before rate_per_minute applies.")
+    max_matrix_items: int = Field(
+        default=100_000, ge=1, description="Largest evaluation (items = suite size x repeats); 422 above.")
+    max_active_evaluations: int = Field(
+        default=4, ge=1, description="Queued or running evaluations one team may have at once (429 above).")
+    dns_timeout_s: float = Field(
+        default=3.0, gt=0, description="Registration-time DNS check of a URL; past it, call time decides.")
+    keep_alive_timeout_s: int = Field(
+        default=5, ge=1, description="`helmbench serve`: idle keep-alive connections close after this.")
 
     @cached_property
     def sqlalchemy_url(self) -> str:
