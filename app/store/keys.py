@@ -6,12 +6,13 @@ import hashlib
 import secrets
 from pathlib import Path
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.store.models import ApiKey, Team, utcnow
 
 DEFAULT_TEAM_NAME = "default"
 KEY_PREFIX = "hb_"
+ROLES = ("admin", "member", "read-only")
 
 
 def hash_key(raw: str) -> str:
@@ -19,17 +20,45 @@ def hash_key(raw: str) -> str:
 
 
 def get_or_create_default_team(*, session: Session) -> Team:
-    """Returns the team of the embedded default, creating it once."""
-    team = session.exec(select(Team).where(Team.name == DEFAULT_TEAM_NAME)).first()
+    """Returns the platform team of the embedded default, creating it once."""
+    team = session.exec(select(Team).where(col(Team.platform).is_(True)).order_by(col(Team.created_at))).first()
     if team is None:
-        team = Team(name=DEFAULT_TEAM_NAME)
-        session.add(team)
-        session.flush()
+        team = session.exec(select(Team).where(Team.name == DEFAULT_TEAM_NAME)).first()
+    if team is None:
+        team = Team(name=DEFAULT_TEAM_NAME, platform=True)
+    team.platform = True
+    session.add(team)
+    session.flush()
     return team
+
+
+def create_team(*, session: Session, name: str) -> Team:
+    team = Team(name=name)
+    session.add(team)
+    session.flush()
+    return team
+
+
+def get_team(*, session: Session, team_id: str) -> Team | None:
+    return session.get(Team, team_id)
+
+
+def find_team(*, session: Session, ref: str) -> Team | None:
+    """Returns the team with this id, else the oldest team with this name."""
+    team = session.get(Team, ref)
+    if team is not None:
+        return team
+    return session.exec(select(Team).where(Team.name == ref).order_by(col(Team.created_at))).first()
+
+
+def list_teams(*, session: Session) -> list[Team]:
+    return list(session.exec(select(Team).order_by(col(Team.created_at), col(Team.id))))
 
 
 def create_key(*, session: Session, team_id: str, name: str, role: str = "member") -> tuple[ApiKey, str]:
     """Creates a key and returns it with the raw secret, which is shown once and never stored."""
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}")
     raw = KEY_PREFIX + secrets.token_urlsafe(32)
     key = ApiKey(team_id=team_id, name=name, role=role, prefix=raw[:10], key_hash=hash_key(raw))
     session.add(key)
@@ -42,13 +71,27 @@ def find_active_key(*, session: Session, raw: str) -> ApiKey | None:
     return key if key is not None and key.revoked_at is None else None
 
 
+def get_key(*, session: Session, team_id: str, key_id: str) -> ApiKey | None:
+    """Returns the key if it belongs to that team (another team's key is simply not found)."""
+    key = session.get(ApiKey, key_id)
+    return key if key is not None and key.team_id == team_id else None
+
+
+def list_keys(*, session: Session, team_id: str, include_revoked: bool = False) -> list[ApiKey]:
+    stmt = select(ApiKey).where(ApiKey.team_id == team_id)
+    if not include_revoked:
+        stmt = stmt.where(col(ApiKey.revoked_at).is_(None))
+    return list(session.exec(stmt.order_by(col(ApiKey.created_at), col(ApiKey.id))))
+
+
 def revoke_key(*, session: Session, key: ApiKey) -> None:
-    key.revoked_at = utcnow()
-    session.add(key)
+    if key.revoked_at is None:
+        key.revoked_at = utcnow()
+        session.add(key)
 
 
 def ensure_admin_key(*, session: Session, key_file: Path) -> str | None:
-    """On first start with no key at all, make an admin key, write it 0600 to key_file and return it."""
+    """On first start with no key at all, make the platform admin key, write it 0600 to key_file and return it."""
     if session.exec(select(ApiKey)).first() is not None:
         return None
     team = get_or_create_default_team(session=session)

@@ -22,6 +22,7 @@ class Team(SQLModel, table=True):
     id: str = Field(default_factory=lambda: new_id("team"), primary_key=True, max_length=40)
     name: str = Field(max_length=200)
     created_at: datetime = Field(default_factory=utcnow)
+    platform: bool = Field(default=False, description="Admins of the platform team manage every team.")
 
 
 class ApiKey(SQLModel, table=True):
@@ -63,6 +64,7 @@ class Evaluation(SQLModel, table=True):
     suite: str = Field(max_length=40)
     repeats: int = 1
     visibility: str = Field(default="private", max_length=20)
+    share_transcripts: bool = Field(default=False, description="Public views may show messages and replies.")
     status: str = Field(default="queued", max_length=20, index=True)
     benchmark_version: str = Field(max_length=40)
     total: int = 0
@@ -105,4 +107,20 @@ class EvaluationItem(SQLModel, table=True):
     score: float | None = None
     checks: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     reasons: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ItemLabel(SQLModel, table=True):
+    """A human label for one item, to calibrate the checks and the judge; a new upload for a key replaces it."""
+
+    __tablename__ = "item_label"
+    __table_args__ = (UniqueConstraint("evaluation_id", "key", name="uq_label_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
+    evaluation_id: str = Field(foreign_key="evaluation.id", max_length=40)
+    key: str = Field(max_length=64)
+    verdict: str | None = Field(default=None, max_length=20)
+    score: int | None = None
+    checks: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,84 @@
+"""Per-key request rate, evaluation size and concurrent evaluations: so no team crowds out the rest.
+
+The rate limit is an in-process token bucket keyed by API key id. With several API replicas each keeps its own
+buckets, so a key may make up to (replicas x rate) requests per minute in total; an exact global figure
+would need a shared limiter (Redis). The per-team evaluation limit is exact at any scale: it counts rows."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from app.config import Settings
+from app.problems import Problem
+from app.store.evaluations import ACTIVE
+from app.store.models import Evaluation
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    stamp: float
+
+
+@dataclass
+class RateLimiter:
+    """Token buckets per key id: `burst` requests at once, refilled at `per_minute` / 60 per second."""
+
+    clock: Callable[[], float] = time.monotonic
+    _buckets: dict[str, _Bucket] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self, key_id: str, *, per_minute: float, burst: int) -> float | None:
+        """Spend one token; returns None if allowed, else the seconds until a token is free."""
+        if per_minute <= 0:
+            return None
+        rate = per_minute / 60.0
+        now = self.clock()
+        with self._lock:
+            bucket = self._buckets.get(key_id)
+            if bucket is None:
+                bucket = self._buckets[key_id] = _Bucket(tokens=float(burst), stamp=now)
+            bucket.tokens = min(float(burst), bucket.tokens + (now - bucket.stamp) * rate)
+            bucket.stamp = now
+            if bucket.tokens >= 1.0:
+                bucket.tokens -= 1.0
+                return None
+            return (1.0 - bucket.tokens) / rate
+
+
+def enforce_rate(limiter: RateLimiter, key_id: str, settings: Settings) -> None:
+    """Raise 429 with Retry-After when this key has spent its burst."""
+    wait = limiter.take(key_id, per_minute=settings.rate_per_minute, burst=settings.rate_burst)
+    if wait is not None:
+        seconds = max(1, math.ceil(wait))
+        detail = f"rate limit: {settings.rate_per_minute:g} requests per minute per key; retry in {seconds}s"
+        raise Problem(429, "Too many requests", detail, field="Authorization",
+                      headers={"Retry-After": str(seconds)})
+
+
+def check_matrix_size(total: int, repeats: int, settings: Settings) -> None:
+    """Refuse an evaluation whose items (suite size x repeats) exceed max_matrix_items, naming `repeats`."""
+    if total > settings.max_matrix_items:
+        per_repeat = max(1, total // max(1, repeats))
+        most = settings.max_matrix_items // per_repeat
+        detail = (f"repeats: {repeats} repeats make {total} items, over the limit of "
+                  f"{settings.max_matrix_items}; at most {most} repeats of this suite")
+        raise Problem(422, "Invalid request", detail, field="repeats")
+
+
+def check_active_evaluations(*, session: Session, team_id: str, settings: Settings) -> None:
+    """Refuse a new evaluation while the team already has max_active_evaluations queued or running."""
+    stmt = select(func.count()).select_from(Evaluation).where(
+        Evaluation.team_id == team_id, col(Evaluation.status).in_(ACTIVE))
+    active = int(session.exec(stmt).one())
+    if active >= settings.max_active_evaluations:
+        detail = (f"the team already has {active} evaluations queued or running "
+                  f"(limit {settings.max_active_evaluations}); wait for one to finish or cancel one")
+        raise Problem(429, "Too many requests", detail, field="status", headers={"Retry-After": "30"})
