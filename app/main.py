@@ -14,8 +14,9 @@ from app.problems import install_problem_handlers
 from app.queue.arq_queue import ArqQueue
 from app.queue.base import JobQueue
 from app.queue.inprocess import InProcessQueue
-from app.routers import evaluations, public, targets
+from app.routers import evaluations, keys, public, targets, teams
 from app.runner.deps import EngineDeps, build_deps
+from app.security.body import BodyLimitMiddleware
 from app.store.evaluations import ACTIVE
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
@@ -70,7 +71,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     install_problem_handlers(app)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes,
+                       timeout_s=settings.body_timeout_s)
     app.include_router(targets.router)
     app.include_router(evaluations.router)
     app.include_router(public.router)
+    app.include_router(keys.router)
+    app.include_router(teams.router)
     return app

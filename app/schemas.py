@@ -64,6 +64,8 @@ class EvaluationCreate(BaseModel):
     suite: Suite = "quick"
     repeats: int = Field(default=1, ge=1, le=100)
     visibility: Visibility = "private"
+    share_transcripts: bool = Field(
+        default=False, description="Public: let the leaderboard show messages and replies (never by default).")
 
 
 class Progress(BaseModel):
@@ -81,6 +83,7 @@ class EvaluationPublic(BaseModel):
     suite: str
     repeats: int
     visibility: str
+    share_transcripts: bool = False
     progress: Progress
     benchmark_version: str
     error: str | None
@@ -142,3 +145,45 @@ class LeaderboardEntry(BaseModel):
 class Leaderboard(BaseModel):
     benchmark_version: str
     entries: list[LeaderboardEntry]
+
+
+Role = Literal["admin", "member", "read-only"]
+
+
+class KeyCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+    role: Role = "member"
+    team_id: str | None = Field(default=None, max_length=40, description="Platform admins: another team.")
+
+
+class KeyPublic(BaseModel):
+    id: str
+    team_id: str
+    name: str
+    role: Role
+    prefix: str = Field(description="The first characters of the key; the rest is never stored.")
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+class KeyCreated(KeyPublic):
+    key: str = Field(description="The full key, shown this once.")
+
+
+class TeamCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+
+
+class TeamPublic(BaseModel):
+    id: str
+    name: str
+    platform: bool
+    created_at: datetime
+
+
+class TeamCreated(TeamPublic):
+    admin_key: KeyCreated = Field(description="The team's first admin key, shown this once.")

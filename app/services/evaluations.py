@@ -13,6 +13,7 @@ from app.benchmark.loader import Library
 from app.config import Settings
 from app.problems import Problem
 from app.schemas import EvaluationCreate, EvaluationPublic, Progress
+from app.security.limits import check_active_evaluations, check_matrix_size
 from app.store import evaluations as ev_store
 from app.store import targets as target_store
 from app.store.models import Evaluation
@@ -40,9 +41,12 @@ def create_evaluation(*, session: Session, settings: Settings, library: Library,
     if body.suite not in library.suites:
         raise Problem(422, "Invalid request", f"suite: unknown suite {body.suite!r}", field="suite")
     total = count_suite(library, body.suite, body.repeats)
+    check_matrix_size(total, body.repeats, settings)
+    check_active_evaluations(session=session, team_id=team_id, settings=settings)
     evaluation = Evaluation(
         team_id=team_id, target_id=target.id, target_name=target.name, model=target.model, suite=body.suite,
-        repeats=body.repeats, visibility=body.visibility, benchmark_version=library.version, total=total,
+        repeats=body.repeats, visibility=body.visibility, share_transcripts=body.share_transcripts,
+        benchmark_version=library.version, total=total,
         shards=max(1, math.ceil(total / settings.shard_size)), idempotency_key=idempotency_key,
         request_hash=_request_hash(body),
     )
@@ -63,7 +67,7 @@ def public_evaluation(*, session: Session, evaluation: Evaluation) -> Evaluation
     return EvaluationPublic(
         id=evaluation.id, status=evaluation.status, target_id=evaluation.target_id,  # type: ignore[arg-type]
         target_name=evaluation.target_name, model=evaluation.model, suite=evaluation.suite,
-        repeats=evaluation.repeats, visibility=evaluation.visibility,
+        repeats=evaluation.repeats, visibility=evaluation.visibility, share_transcripts=evaluation.share_transcripts,
         progress=Progress(total=evaluation.total, done=done, failed=failed),
         benchmark_version=evaluation.benchmark_version, error=evaluation.error, created_at=evaluation.created_at,
         started_at=evaluation.started_at, finished_at=evaluation.finished_at,

@@ -5,10 +5,11 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from app.config import Settings
+from app.net.ssrf import Allowlist
 from app.problems import Problem
 from app.schemas import TargetCreate, TargetPublic
 from app.security.secrets import SecretBox
-from app.security.urls import UnsafeURLError, check_target_url
+from app.security.urls import UnsafeURLError, check_endpoint_url
 from app.store import targets as target_store
 from app.store.models import Target
 
@@ -17,9 +18,11 @@ def register_target(*, session: Session, settings: Settings, secrets: SecretBox,
                     body: TargetCreate) -> Target:
     """Creates a target after refusing unsafe URLs; the API key and headers are encrypted at rest."""
     try:
-        check_target_url(body.base_url, settings.target_allowlist)
+        check_endpoint_url(body.base_url, Allowlist.parse(settings.target_allowlist),
+                           dns_timeout_s=settings.dns_timeout_s)
     except UnsafeURLError as exc:
-        raise Problem(422, "Invalid request", f"base_url: {exc}", field="base_url") from exc
+        # The reason only: the URL itself may carry credentials, which an error must not echo.
+        raise Problem(422, "Invalid request", f"base_url: refused: {exc.reason}", field="base_url") from None
     concurrency = body.max_concurrency or settings.target_concurrency
     if concurrency > settings.target_max_concurrency:
         raise Problem(422, "Invalid request", f"max_concurrency: at most {settings.target_max_concurrency}",
