@@ -45,3 +45,23 @@ def stats_cmd(path: Path | None = typer.Argument(None), as_json: bool = typer.Op
         return
     for key, value in s.items():
         typer.echo(f"{key}: {value}")
+
+
+@data_app.command("docs")
+def docs_cmd(out: Path = typer.Option(Path("docs/benchmark.md"), help="Where to write the catalogue.")) -> None:
+    """Regenerate docs/benchmark.md from the library."""
+    from app.benchmark.docs import render_benchmark_doc
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_benchmark_doc(_load(None)), encoding="utf-8")
+    typer.echo(f"wrote {out}")
+
+
+@data_app.command("schema")
+def schema_cmd(out: Path = typer.Option(Path("docs/benchmark.schema.json"))) -> None:
+    """Export the JSON Schema of benchmark_data files for contributors' editors."""
+    from app.benchmark.docs import library_json_schema
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(library_json_schema(), indent=2) + "\n", encoding="utf-8")
+    typer.echo(f"wrote {out}")
