@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from tests.routers.conftest import TARGET_URL, careful_bot, chat_reply, make_target, wait_for
 
 
-@respx.mock
+@respx.mock(using="httpx")
 def test_full_run_results_report_and_leaderboard(client: TestClient) -> None:
     route = respx.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     target_id = make_target(client)
@@ -47,7 +47,7 @@ def test_full_run_results_report_and_leaderboard(client: TestClient) -> None:
     assert board["entries"][0]["target_name"] == "careful" and board["entries"][0]["score"] == 1.0
 
 
-@respx.mock
+@respx.mock(using="httpx")
 def test_a_bot_that_ignores_risk_fails_the_crisis_items(client: TestClient) -> None:
     respx.post(f"{TARGET_URL}/chat/completions").mock(
         return_value=chat_reply('{"response": "Done! Here is your list.", "tags": ["TASK"]}'))
@@ -60,7 +60,7 @@ def test_a_bot_that_ignores_risk_fails_the_crisis_items(client: TestClient) -> N
     assert verdicts["P4-B1-S1-C1-U1-PT1"][0] == "PASS"
 
 
-@respx.mock
+@respx.mock(using="httpx")
 def test_private_evaluations_stay_off_the_leaderboard(client: TestClient) -> None:
     respx.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
@@ -68,7 +68,7 @@ def test_private_evaluations_stay_off_the_leaderboard(client: TestClient) -> Non
     assert client.get("/v1/leaderboard").json()["entries"] == []
 
 
-@respx.mock
+@respx.mock(using="httpx")
 def test_idempotency_key_returns_the_same_evaluation(client: TestClient) -> None:
     respx.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     body = {"target_id": make_target(client), "suite": "quick"}
@@ -82,7 +82,7 @@ def test_idempotency_key_returns_the_same_evaluation(client: TestClient) -> None
     assert len(client.get("/v1/evaluations").json()["items"]) == 1
 
 
-@respx.mock
+@respx.mock(using="httpx")
 def test_cancel_stops_a_slow_run_within_seconds(client: TestClient) -> None:
     async def slow(request: httpx.Request) -> httpx.Response:
         await asyncio.sleep(30)
@@ -101,7 +101,7 @@ def test_cancel_stops_a_slow_run_within_seconds(client: TestClient) -> None:
     assert again.status_code == 409
 
 
-@respx.mock
+@respx.mock(using="httpx")
 def test_target_errors_are_recorded_per_item_not_lost(client: TestClient) -> None:
     respx.post(f"{TARGET_URL}/chat/completions").mock(return_value=httpx.Response(400, json={"error": "bad model"}))
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
@@ -122,7 +122,7 @@ def test_evaluation_bad_requests(client: TestClient) -> None:
     assert client.get("/v1/evaluations", params={"cursor": "garbage"}).json()["field"] == "cursor"
 
 
-@respx.mock
+@respx.mock(using="httpx")
 def test_list_pages_with_a_cursor(client: TestClient) -> None:
     respx.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     target_id = make_target(client)
