@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import json
-
 import typer
 
 from app.cli.data import data_app
+from app.cli.keys import keys_app
+from app.cli.secrets import secrets_app
 from app.config import Settings
 
 app = typer.Typer(help="HELMbench: evaluate the mental-health safety of LLM endpoints.", no_args_is_help=True)
 db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
-keys_app = typer.Typer(help="API keys.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
+app.add_typer(secrets_app, name="secrets")
 app.add_typer(data_app, name="data")
 
 
@@ -24,7 +24,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
 
     from app.main import create_app
 
-    uvicorn.run(create_app(Settings()), host=host, port=port, log_level="info")
+    settings = Settings()
+    # Request bodies are bounded in size and time by BodyLimitMiddleware; idle keep-alives close here.
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info",
+                timeout_keep_alive=settings.keep_alive_timeout_s)
 
 
 @app.command()
@@ -50,26 +53,6 @@ def db_upgrade(revision: str = "heads") -> None:
 
     upgrade(Settings(), revision)
     typer.echo(f"database at {revision}")
-
-
-@keys_app.command("create")
-def keys_create(name: str = typer.Option("cli", help="A label for the key."),
-                role: str = typer.Option("member", help="admin, member or read-only.")) -> None:
-    """Create an API key for the default team and print it once."""
-    from sqlmodel import Session
-
-    from app.store.db import make_engine
-    from app.store.keys import create_key, get_or_create_default_team
-
-    if role not in ("admin", "member", "read-only"):
-        typer.echo("error: --role must be admin, member or read-only", err=True)
-        raise typer.Exit(2)
-    engine = make_engine(Settings())
-    with Session(engine) as session:
-        team = get_or_create_default_team(session=session)
-        key, raw = create_key(session=session, team_id=team.id, name=name, role=role)
-        session.commit()
-        typer.echo(json.dumps({"id": key.id, "team_id": team.id, "role": role, "key": raw}))
 
 
 @app.command("example-target")
