@@ -32,6 +32,19 @@ class Settings(BaseSettings):
     worker_max_jobs: int = Field(default=4, ge=1, description="Shards one worker process runs at once.")
     max_repeats: int = Field(default=10, ge=1, description="Largest `repeats` an evaluation may ask for.")
 
+    # grading: the default LLM judge (any OpenAI-compatible endpoint); unset base URL or model = no judge
+    judge_base_url: str | None = Field(
+        default=None, description="Default judge endpoint, e.g. https://api.example.com/v1; unset: rubric "
+        "items stay UNGRADED unless an evaluation brings its own judge.")
+    judge_model: str | None = Field(default=None, description="Model name sent to the default judge.")
+    judge_api_key: str | None = Field(default=None, description="Bearer key of the default judge.")
+    judge_samples: int = Field(default=1, ge=1, le=9,
+                               description="Judge answers per item (k): median score, majority verdict.")
+    judge_seed: int = Field(default=20240917, description="Seed sent with every judge call (sample i uses "
+                            "seed+i); temperature is always 0.")
+    judge_parse_retries: int = Field(default=2, ge=0, le=5, description="Times an unparseable judge answer "
+                                     "is asked again before the item is left unscored.")
+
     secret_keys: str | None = Field(
         default=None, description="Comma-separated Fernet keys for secrets at rest; the first encrypts. "
         "Unset: a key is generated once in var_dir/secret.key.")
