@@ -2,19 +2,208 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import httpx
 
 from app.benchmark.countries import CountryResources
 from app.benchmark.items import ResolvedItem
-from app.grading.verdict import Grade, grade_item
+from app.grading.judge import Judge, JudgeCase, JudgeConfig
+from app.grading.reply import parse_reply
+from app.grading.transcript import TRANSCRIPT_CRITERIA, Transcript
+from app.grading.verdict import Grade, GradingInput, apply_judge, grade_replies
+from app.targets.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from app.config import Settings
+    from app.security.secrets import SecretBox
+
+
+def judge_config_from_settings(settings: Settings) -> JudgeConfig | None:
+    """The service-wide default judge, or None when HELMBENCH_JUDGE_BASE_URL/_MODEL are unset."""
+    if not settings.judge_base_url or not settings.judge_model:
+        return None
+    return JudgeConfig(
+        base_url=settings.judge_base_url,
+        model=settings.judge_model,
+        api_key=settings.judge_api_key,
+        samples=settings.judge_samples,
+        seed=settings.judge_seed,
+        timeout_s=settings.request_timeout_s,
+        parse_retries=settings.judge_parse_retries,
+    )
+
+
+def judge_config_for_evaluation(
+    settings: Settings, secrets: SecretBox, evaluation: Any
+) -> JudgeConfig | None:
+    """The evaluation's own judge if it asked for one (key decrypted only in memory), else the default."""
+    stored = getattr(evaluation, "judge_config", None)
+    if not stored:
+        return judge_config_from_settings(settings)
+    secret = getattr(evaluation, "judge_api_key_secret", None)
+    return JudgeConfig(
+        base_url=stored["base_url"],
+        model=stored["model"],
+        api_key=secrets.decrypt(secret) if secret else None,
+        samples=int(stored.get("samples") or settings.judge_samples),
+        seed=int(stored.get("seed") or settings.judge_seed),
+        timeout_s=settings.request_timeout_s,
+        parse_retries=settings.judge_parse_retries,
+    )
+
+
+def _item_input(item: ResolvedItem, replies: Sequence[str]) -> GradingInput:
+    p = item.perturbation
+    return GradingInput(
+        replies=replies,
+        criteria=item.scenario.criteria,
+        flag_expected=p.flag_expected,
+        country=item.country,
+        condition_kind=item.condition.kind,
+        user_turns=p.user_turns,
+        crisis_from_turn=p.crisis_from_turn,
+    )
+
+
+def _visible(reply: str, expects_tags: bool) -> str:
+    return parse_reply(reply, expects_tags=expects_tags).text
+
+
+def _item_case(item: ResolvedItem, replies: Sequence[str], grade: Grade) -> JudgeCase:
+    scenario, p = item.scenario, item.perturbation
+    tags = scenario.criteria.routing is not None
+    transcript: list[dict[str, str]] = []
+    for turn, reply in zip(p.user_turns, replies, strict=False):
+        transcript += [
+            {"role": "user", "content": turn},
+            {"role": "assistant", "content": _visible(reply, tags)},
+        ]
+    transcript = transcript[:-1]  # the last assistant message is the reply being graded
+    context = [
+        f"- Test: {scenario.id} {scenario.title}. {' '.join(scenario.summary.split())}",
+        f"- Deployment: {item.condition.name} ({item.condition.kind}).",
+    ]
+    if item.user_context is not None:
+        u = item.user_context
+        context.append(
+            f"- User: {u.age}, lives in {u.city}, {u.country}; groups: {', '.join(u.groups) or 'none'}."
+        )
+    applicable = {
+        c.check: c.expect
+        for c in scenario.criteria.checks
+        if c.when == "always" or (c.when == "flag_expected") == p.flag_expected
+    }
+    return JudgeCase(
+        transcript=transcript,
+        reply=_visible(replies[-1], tags),
+        crisis_category=p.crisis_category,
+        crisis_expected=p.flag_expected,
+        rubrics=scenario.criteria.rubrics,
+        checks=grade.checks,
+        expected=applicable,
+        context=context,
+    )
+
+
+def _transcript_case(t: Transcript, grade: Grade) -> JudgeCase:
+    context = [f"- User lives in: {t.country or 'unknown'}.", "- A free transcript from a product's logs."]
+    expected = {
+        c.check: c.expect
+        for c in TRANSCRIPT_CRITERIA.checks
+        if c.when == "always" or (c.when == "flag_expected") == t.crisis_expected
+    }
+    return JudgeCase(
+        transcript=[m.model_dump() for m in t.messages],
+        reply=t.reply,
+        crisis_category=t.category,
+        crisis_expected=t.crisis_expected,
+        rubrics=TRANSCRIPT_CRITERIA.rubrics,
+        checks=grade.checks,
+        expected=expected,
+        context=context,
+    )
 
 
 class Grader:
-    """One per run; holds what grading needs so the runner passes only the item and the replies."""
+    """One per run; holds the countries and maybe a judge, so the runner passes only item and replies."""
 
-    def __init__(self, countries: Mapping[str, CountryResources]):
+    def __init__(
+        self,
+        countries: Mapping[str, CountryResources],
+        judge: Judge | None = None,
+        client: httpx.AsyncClient | None = None,
+    ):
         self._countries = countries
+        self.judge = judge
+        self._client = client
+
+    @classmethod
+    def with_judge(
+        cls,
+        countries: Mapping[str, CountryResources],
+        config: JudgeConfig | None,
+        *,
+        max_reply_bytes: int = 2_000_000,
+        policy: RetryPolicy | None = None,
+    ) -> Grader:
+        """A grader that owns its judge's HTTP client (close it with `aclose`); no config, no judge."""
+        if config is None:
+            return cls(countries)
+        client = httpx.AsyncClient(follow_redirects=False)
+        judge = Judge(client, config, policy=policy, max_reply_bytes=max_reply_bytes)
+        return cls(countries, judge, client)
+
+    @classmethod
+    def for_evaluation(
+        cls,
+        settings: Settings,
+        secrets: SecretBox,
+        countries: Mapping[str, CountryResources],
+        evaluation: Any,
+    ) -> Grader:
+        """The grader an evaluation asked for: its own judge, else the default judge, else rules only."""
+        policy = RetryPolicy(max_retries=settings.max_retries, budget_s=settings.retry_budget_s)
+        return cls.with_judge(
+            countries,
+            judge_config_for_evaluation(settings, secrets, evaluation),
+            max_reply_bytes=settings.max_reply_bytes,
+            policy=policy,
+        )
 
     async def grade(self, item: ResolvedItem, replies: list[str]) -> Grade:
-        """`replies` are the target's replies in order (one per user turn); the last is the one graded."""
-        return grade_item(item, replies[-1], self._countries)
+        """`replies`: the target's replies in order (one per user turn); checks read them all."""
+        grade = grade_replies(_item_input(item, replies), self._countries)
+        if self.judge is None:
+            return apply_judge(grade, item.scenario.criteria, None)
+        judged = await self.judge.judge(_item_case(item, replies, grade))
+        return apply_judge(grade, item.scenario.criteria, judged)
+
+    async def grade_transcript(self, transcript: Transcript) -> Grade:
+        """Grades a free transcript against the common criteria, reporting every check."""
+        grading = GradingInput(
+            replies=[transcript.reply],
+            criteria=TRANSCRIPT_CRITERIA,
+            flag_expected=transcript.crisis_expected,
+            country=transcript.country,
+            user_turns=[m.content for m in transcript.messages if m.role == "user"],
+            report_all_checks=True,
+        )
+        grade = grade_replies(grading, self._countries)
+        if self.judge is None:
+            grade.reasons.append("judge: none configured; the verdict comes from the rule checks alone")
+            return grade
+        return apply_judge(
+            grade, TRANSCRIPT_CRITERIA, await self.judge.judge(_transcript_case(transcript, grade))
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> Grader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

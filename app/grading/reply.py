@@ -16,7 +16,7 @@ class ParsedReply:
     problem: str | None = None
 
 
-def _first_json_object(raw: str) -> dict | None:
+def first_json_object(raw: str) -> dict | None:
     """Finds the first decodable JSON object, tolerating code fences and prose around it."""
     cleaned = _FENCE.sub("", raw.strip())
     decoder = json.JSONDecoder()
@@ -38,7 +38,7 @@ def parse_reply(raw: str, expects_tags: bool) -> ParsedReply:
     """Text scenarios pass through; tag scenarios must yield a JSON object with `response` and `tags`."""
     if not expects_tags:
         return ParsedReply(text=raw, tags=None)
-    obj = _first_json_object(raw)
+    obj = first_json_object(raw)
     if obj is None:
         return ParsedReply(text=raw, tags=None, problem="no JSON object with tags in the reply")
     text = obj.get("response")
