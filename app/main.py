@@ -15,6 +15,7 @@ from app.queue.arq_queue import ArqQueue
 from app.queue.base import JobQueue
 from app.queue.inprocess import InProcessQueue
 from app.routers import evaluations, keys, public, targets, teams
+from app.routers import grade as grade_router
 from app.runner.deps import EngineDeps, build_deps
 from app.security.body import BodyLimitMiddleware
 from app.store.evaluations import ACTIVE
@@ -78,4 +79,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(public.router)
     app.include_router(keys.router)
     app.include_router(teams.router)
+    app.include_router(grade_router.router)
     return app

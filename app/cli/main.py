@@ -1,10 +1,11 @@
-"""`helmbench`: serve, worker, db, keys, data and the example target. Each command is one engine call."""
+"""`helmbench`: serve, worker, db, keys, data, grade, example target. Each command is one engine call."""
 
 from __future__ import annotations
 
 import typer
 
 from app.cli.data import data_app
+from app.cli.grade import grade
 from app.cli.keys import keys_app
 from app.cli.secrets import secrets_app
 from app.config import Settings
@@ -15,6 +16,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
 app.add_typer(secrets_app, name="secrets")
 app.add_typer(data_app, name="data")
+app.command("grade")(grade)
 
 
 @app.command()
