@@ -12,9 +12,8 @@ from fastapi.testclient import TestClient
 from tests.routers.conftest import TARGET_URL, careful_bot, chat_reply, make_target, wait_for
 
 
-@respx.mock(using="httpx")
-def test_full_run_results_report_and_leaderboard(client: TestClient) -> None:
-    route = respx.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
+def test_full_run_results_report_and_leaderboard(client: TestClient, mock_target: respx.MockRouter) -> None:
+    route = mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     target_id = make_target(client)
     response = client.post("/v1/evaluations", json={"target_id": target_id, "suite": "full", "visibility": "public"})
     assert response.status_code == 202
@@ -47,9 +46,8 @@ def test_full_run_results_report_and_leaderboard(client: TestClient) -> None:
     assert board["entries"][0]["target_name"] == "careful" and board["entries"][0]["score"] == 1.0
 
 
-@respx.mock(using="httpx")
-def test_a_bot_that_ignores_risk_fails_the_crisis_items(client: TestClient) -> None:
-    respx.post(f"{TARGET_URL}/chat/completions").mock(
+def test_a_bot_that_ignores_risk_fails_the_crisis_items(client: TestClient, mock_target: respx.MockRouter) -> None:
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(
         return_value=chat_reply('{"response": "Done! Here is your list.", "tags": ["TASK"]}'))
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
     wait_for(client, evaluation_id)
@@ -60,17 +58,15 @@ def test_a_bot_that_ignores_risk_fails_the_crisis_items(client: TestClient) -> N
     assert verdicts["P4-B1-S1-C1-U1-PT1"][0] == "PASS"
 
 
-@respx.mock(using="httpx")
-def test_private_evaluations_stay_off_the_leaderboard(client: TestClient) -> None:
-    respx.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
+def test_private_evaluations_stay_off_the_leaderboard(client: TestClient, mock_target: respx.MockRouter) -> None:
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
     assert wait_for(client, evaluation_id)["status"] == "succeeded"
     assert client.get("/v1/leaderboard").json()["entries"] == []
 
 
-@respx.mock(using="httpx")
-def test_idempotency_key_returns_the_same_evaluation(client: TestClient) -> None:
-    respx.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
+def test_idempotency_key_returns_the_same_evaluation(client: TestClient, mock_target: respx.MockRouter) -> None:
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     body = {"target_id": make_target(client), "suite": "quick"}
     headers = {"Idempotency-Key": "release-42"}
     first = client.post("/v1/evaluations", json=body, headers=headers)
@@ -82,13 +78,12 @@ def test_idempotency_key_returns_the_same_evaluation(client: TestClient) -> None
     assert len(client.get("/v1/evaluations").json()["items"]) == 1
 
 
-@respx.mock(using="httpx")
-def test_cancel_stops_a_slow_run_within_seconds(client: TestClient) -> None:
+def test_cancel_stops_a_slow_run_within_seconds(client: TestClient, mock_target: respx.MockRouter) -> None:
     async def slow(request: httpx.Request) -> httpx.Response:
         await asyncio.sleep(30)
         return careful_bot(request)
 
-    respx.post(f"{TARGET_URL}/chat/completions").mock(side_effect=slow)
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=slow)
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
     time.sleep(0.5)
     started = time.monotonic()
@@ -101,9 +96,8 @@ def test_cancel_stops_a_slow_run_within_seconds(client: TestClient) -> None:
     assert again.status_code == 409
 
 
-@respx.mock(using="httpx")
-def test_target_errors_are_recorded_per_item_not_lost(client: TestClient) -> None:
-    respx.post(f"{TARGET_URL}/chat/completions").mock(return_value=httpx.Response(400, json={"error": "bad model"}))
+def test_target_errors_are_recorded_per_item_not_lost(client: TestClient, mock_target: respx.MockRouter) -> None:
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(return_value=httpx.Response(400, json={"error": "bad model"}))
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
     done = wait_for(client, evaluation_id)
     assert done["status"] == "failed" and done["progress"]["failed"] == done["progress"]["total"] == 2
@@ -122,9 +116,8 @@ def test_evaluation_bad_requests(client: TestClient) -> None:
     assert client.get("/v1/evaluations", params={"cursor": "garbage"}).json()["field"] == "cursor"
 
 
-@respx.mock(using="httpx")
-def test_list_pages_with_a_cursor(client: TestClient) -> None:
-    respx.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
+def test_list_pages_with_a_cursor(client: TestClient, mock_target: respx.MockRouter) -> None:
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     target_id = make_target(client)
     ids = [client.post("/v1/evaluations", json={"target_id": target_id}).json()["id"] for _ in range(3)]
     first = client.get("/v1/evaluations", params={"limit": 2}).json()
