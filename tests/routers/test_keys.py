@@ -66,7 +66,8 @@ def test_the_platform_admin_manages_keys_of_any_team(client: TestClient) -> None
 
 def test_the_last_admin_key_of_a_team_cannot_be_revoked(client: TestClient) -> None:
     team = make_team(client, "acme")
-    admin_id = next(k["id"] for k in client.get("/v1/keys", headers=team.admin).json() if k["role"] == "admin")
+    keys = client.get("/v1/keys", headers=team.admin).json()
+    admin_id = next(k["id"] for k in keys if k["role"] == "admin")
     refused = client.delete(f"/v1/keys/{admin_id}", headers=team.admin)
     assert refused.status_code == 409 and refused.json()["field"] == "key_id"
     second = client.post("/v1/keys", headers=team.admin, json={"name": "admin2", "role": "admin"}).json()

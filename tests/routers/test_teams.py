@@ -1,4 +1,4 @@
-"""/v1/teams: the platform admin (first admin key of the embedded default) creates teams; teams see themselves."""
+"""/v1/teams: the platform admin (the embedded default's first admin key) creates teams; others see theirs."""
 
 from __future__ import annotations
 
