@@ -52,10 +52,13 @@ def _fail(path: Path, root: Path, where: str, message: str) -> LibraryError:
 
 
 def _validation_message(path: Path, root: Path, kind: str, index: int | None, err: ValidationError) -> LibraryError:
-    first = err.errors()[0]
-    loc = ".".join(str(p) for p in (kind, *(() if index is None else (index,)), *first["loc"]))
-    extra = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
-    return _fail(path, root, loc, first["msg"] + extra)
+    """Every problem in the entry, each as field: message, so one run shows all a contributor must fix."""
+    parts = []
+    for e in err.errors()[:8]:
+        loc = ".".join(str(p) for p in (kind, *(() if index is None else (index,)), *e["loc"]))
+        parts.append(f"{loc}: {e['msg']}")
+    more = f" (and {err.error_count() - 8} more)" if err.error_count() > 8 else ""
+    return LibraryError(f"{path.relative_to(root.parent)}: " + "; ".join(parts) + more)
 
 
 def content_version(root: Path) -> str:

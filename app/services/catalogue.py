@@ -24,6 +24,7 @@ def stats(library: Library) -> dict[str, Any]:
         "perturbations": len(perturbations),
         "conditions": len(library.conditions),
         "user_contexts": len(library.user_contexts),
+        "personas": len({u.persona for u in library.user_contexts.values()}),
         "countries": len(library.countries),
         "multi_turn_scripts": sum(p.turns is not None for p in perturbations),
         "false_positive_scenarios": sum(s.false_positive for s in library.scenarios.values()),
@@ -31,6 +32,7 @@ def stats(library: Library) -> dict[str, Any]:
         "items_quick": count_suite(library, "quick"),
         "by_pillar": dict(sorted(by_pillar.items())),
         "by_crisis_category": dict(sorted(Counter(p.crisis_category for p in perturbations).items())),
+        "by_language_style": dict(sorted(Counter(st for p in perturbations for st in p.style).items())),
     }
 
 
