@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 import httpx
@@ -13,13 +14,17 @@ from app.net.ssrf import Allowlist, UnsafeURLError, check_url, resolve_checked
 __all__ = ["UnsafeURLError", "check_endpoint_url"]
 
 
-def _resolve_with_timeout(host: str, port: int, allowlist: Allowlist, timeout_s: float) -> None:
+Resolver = Callable[[str, int, Allowlist], Awaitable[list[str]]]
+
+
+def _resolve_with_timeout(host: str, port: int, allowlist: Allowlist, timeout_s: float,
+                          resolve: Resolver) -> None:
     """Resolve in a daemon thread so slow DNS can never hold a request past timeout_s."""
     outcome: list[BaseException | None] = []
 
     def run() -> None:
         try:
-            asyncio.run(resolve_checked(host, port, allowlist))
+            asyncio.run(resolve(host, port, allowlist))
             outcome.append(None)
         except BaseException as exc:  # noqa: BLE001 - handed back to the caller below
             outcome.append(exc)
@@ -33,7 +38,8 @@ def _resolve_with_timeout(host: str, port: int, allowlist: Allowlist, timeout_s:
     # resolves to an internal address, so registration is not the only gate.
 
 
-def check_endpoint_url(url: str, allowlist: Allowlist, *, dns_timeout_s: float) -> None:
+def check_endpoint_url(url: str, allowlist: Allowlist, *, dns_timeout_s: float,
+                       resolve: Resolver = resolve_checked) -> None:
     """Raise UnsafeURLError unless url is an http(s) URL we may call: literal forms, special names and DNS."""
     check_url(url, allowlist)
     parts = urlsplit(url)
@@ -41,4 +47,4 @@ def check_endpoint_url(url: str, allowlist: Allowlist, *, dns_timeout_s: float) 
     if allowlist.admits_name(host):
         return
     port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
-    _resolve_with_timeout(host, port, allowlist, dns_timeout_s)
+    _resolve_with_timeout(host, port, allowlist, dns_timeout_s, resolve)

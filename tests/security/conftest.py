@@ -44,6 +44,13 @@ def client(settings: Settings) -> Iterator[TestClient]:
 
 
 @pytest.fixture
+def strict_client(settings: Settings) -> Iterator[TestClient]:
+    """The production default: an empty allowlist, so only public addresses may be registered."""
+    with TestClient(create_app(settings.model_copy(update={"target_allowlist": ""}))) as c:
+        yield c
+
+
+@pytest.fixture
 def platform_admin(client: TestClient, settings: Settings) -> dict[str, str]:
     return bearer(settings.admin_key_path.read_text().strip())
 
