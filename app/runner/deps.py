@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
 from app.benchmark.loader import Library, load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
+from app.runner.sessions import TargetSessions
 from app.security.secrets import SecretBox, secret_box_for
 from app.store.db import make_engine
 
@@ -19,6 +20,7 @@ class EngineDeps:
     engine: Engine
     library: Library
     secrets: SecretBox
+    targets: TargetSessions = field(default_factory=TargetSessions)
 
 
 def build_deps(settings: Settings) -> EngineDeps:

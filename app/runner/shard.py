@@ -6,36 +6,34 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
-import httpx
+import structlog
 from sqlmodel import Session
 
 from app.benchmark.items import ItemSpec, ResolvedItem, expand_suite, resolve
 from app.grading.grader import Grader
+from app.observability import metrics
 from app.runner.deps import EngineDeps
 from app.scoring.report import compute_report
 from app.store import evaluations as ev_store
 from app.store import items as item_store
 from app.store.models import Evaluation, Target, utcnow
-from app.targets.base import TargetConfig, TargetReply
-from app.targets.factory import make_adapter
-from app.targets.retry import RetryPolicy
+from app.targets.base import TargetAdapter, TargetConfig, TargetReply
 
-FLUSH_EVERY = 64
-FLUSH_SECONDS = 0.25
+FLUSH_EVERY = 128
+FLUSH_SECONDS = 0.5
 CANCEL_POLL_SECONDS = 0.5
+
+log = structlog.get_logger("helmbench.runner")
 
 
 def shard_specs(deps: EngineDeps, evaluation: Evaluation, shard: int) -> Iterator[ItemSpec]:
     """The items of one shard: a contiguous slice of the suite's fixed order."""
     size = deps.settings.shard_size
-    lo, hi = shard * size, (shard + 1) * size
-    for spec in expand_suite(deps.library, evaluation.suite, evaluation.repeats):
-        if spec.index >= hi:
-            return
-        if spec.index >= lo:
-            yield spec
+    specs = expand_suite(deps.library, evaluation.suite, evaluation.repeats)
+    return islice(specs, shard * size, (shard + 1) * size)
 
 
 def target_config(deps: EngineDeps, target: Target) -> TargetConfig:
@@ -44,11 +42,14 @@ def target_config(deps: EngineDeps, target: Target) -> TargetConfig:
         kind=target.kind, base_url=target.base_url, model=target.model,
         api_key=deps.secrets.decrypt(target.api_key_secret) if target.api_key_secret else None,
         headers=dict(headers) if isinstance(headers, dict) else {}, params=dict(target.params),
-        max_concurrency=target.max_concurrency, timeout_s=deps.settings.request_timeout_s,
+        max_concurrency=max(1, min(target.max_concurrency, deps.settings.target_max_concurrency)),
+        timeout_s=target.timeout_s or deps.settings.request_timeout_s, max_tokens=target.max_tokens,
+        requests_per_minute=target.requests_per_minute, tokens_per_minute=target.tokens_per_minute,
+        request_template=target.request_template, reply_pointer=target.reply_pointer, label=target.id,
     )
 
 
-async def converse(adapter: Any, item: ResolvedItem) -> tuple[list[dict[str, str]], TargetReply]:
+async def converse(adapter: TargetAdapter, item: ResolvedItem) -> tuple[list[dict[str, str]], TargetReply]:
     """Send the user's turns one by one, giving the target its own earlier replies; stop at the first error."""
     messages = [{"role": "system", "content": item.system_prompt}]
     reply = TargetReply(text=None, latency_ms=0.0, attempts=0)
@@ -84,23 +85,34 @@ async def item_row(grader: Grader, evaluation_id: str, item: ResolvedItem, messa
 
 
 class _Writer:
-    """Collects finished rows and writes them in batches; each batch is one idempotent transaction."""
+    """Collects finished rows and writes them in batches; each batch is one idempotent transaction.
 
-    def __init__(self, deps: EngineDeps):
+    A flush runs in a thread while the event loop keeps calling the target; at most one flush is in flight and
+    rows that arrive meanwhile go in the next one, so a slow database batches more instead of stalling calls.
+    """
+
+    def __init__(self, deps: EngineDeps, label: str):
         self._deps = deps
         self._rows: list[dict[str, Any]] = []
         self._last = time.monotonic()
+        self._lock = asyncio.Lock()
+        self._counters = {outcome: metrics.ITEMS.labels(label, outcome)
+                          for outcome in ("ok", "target_error", "timeout", "bad_response", "rate_limited",
+                                          "cancelled", "our_error")}
 
     async def add(self, row: dict[str, Any]) -> None:
         self._rows.append(row)
-        if len(self._rows) >= FLUSH_EVERY or time.monotonic() - self._last > FLUSH_SECONDS:
+        self._counters[row["error_class"] or "ok"].inc()
+        due = len(self._rows) >= FLUSH_EVERY or time.monotonic() - self._last > FLUSH_SECONDS
+        if due and not self._lock.locked():
             await self.flush()
 
     async def flush(self) -> None:
-        rows, self._rows = self._rows, []
-        self._last = time.monotonic()
-        if rows:
-            await asyncio.to_thread(item_store.insert_items, engine=self._deps.engine, rows=rows)
+        async with self._lock:
+            while self._rows:
+                rows, self._rows = self._rows, []
+                self._last = time.monotonic()
+                await asyncio.to_thread(item_store.insert_items, engine=self._deps.engine, rows=rows)
 
 
 def _load(deps: EngineDeps, evaluation_id: str) -> tuple[Evaluation, Target] | None:
@@ -151,6 +163,7 @@ def _fail(deps: EngineDeps, evaluation_id: str, error: str) -> None:
 
 async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
     """The one job function: re-entrant, keyed by item, safe to run twice. Returns what happened."""
+    bound = log.bind(evaluation_id=evaluation_id, shard=shard)
     loaded = await asyncio.to_thread(_load, deps, evaluation_id)
     if loaded is None:
         return "skipped: evaluation finished, cancelled or gone"
@@ -159,46 +172,58 @@ async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
         error = (f"this worker has benchmark {deps.library.version}, the evaluation needs "
                  f"{evaluation.benchmark_version}; deploy the same benchmark_data everywhere")
         await asyncio.to_thread(_fail, deps, evaluation_id, error)
+        bound.error("shard refused", reason=error)
         return "failed: " + error
     pending = await asyncio.to_thread(_pending, deps, evaluation, shard)
     config = target_config(deps, target)
-    concurrency = max(1, min(config.max_concurrency, deps.settings.target_max_concurrency))
-    policy = RetryPolicy(max_retries=deps.settings.max_retries, budget_s=deps.settings.retry_budget_s)
-    writer = _Writer(deps)
-    grader = Grader(deps.library.countries)
-    queue: asyncio.Queue[ItemSpec] = asyncio.Queue()
-    for spec in pending:
-        queue.put_nowait(spec)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(limits=limits, follow_redirects=False) as client:
-        adapter = make_adapter(client, config, policy, deps.settings.max_reply_bytes)
-
-        async def work() -> None:
-            while True:
-                try:
-                    spec = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
-                item = resolve(deps.library, spec)
-                messages, reply = await converse(adapter, item)
-                await writer.add(await item_row(grader, evaluation_id, item, messages, reply))
-
-        workers = [asyncio.create_task(work()) for _ in range(min(concurrency, len(pending)) or 0)]
-        watcher = asyncio.create_task(_watch_cancel(deps, evaluation_id, workers))
-        try:
-            await asyncio.gather(*workers)
-        except asyncio.CancelledError:
-            if not watcher.done() or not watcher.result():
-                raise
-        finally:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
-            await writer.flush()
-    if await asyncio.to_thread(_cancelled, deps, evaluation_id):
+    bound.info("shard started", target=target.id, pending=len(pending))
+    metrics.SHARDS_RUNNING.inc()
+    try:
+        async with deps.targets.use(target.id, config, deps.settings) as session:
+            cancelled = await _run_items(deps, evaluation_id, pending, session.adapter, config, bound)
+    finally:
+        metrics.SHARDS_RUNNING.dec()
+    if cancelled or await asyncio.to_thread(_cancelled, deps, evaluation_id):
+        bound.info("shard cancelled")
         return "cancelled"
     status = await asyncio.to_thread(_finish, deps, evaluation_id)
+    bound.info("shard finished", items=len(pending), evaluation_status=status)
     return f"shard {shard} done ({len(pending)} items run)" + (f"; evaluation {status}" if status else "")
+
+
+async def _run_items(deps: EngineDeps, evaluation_id: str, pending: list[ItemSpec], adapter: TargetAdapter,
+                     config: TargetConfig, bound: Any) -> bool:
+    """Run the pending items with `max_concurrency` workers; returns True if the evaluation was cancelled."""
+    writer = _Writer(deps, config.label)
+    grader = Grader(deps.library.countries)
+    todo = iter(pending)
+
+    async def work() -> None:
+        for spec in todo:  # one shared iterator: each spec is taken by exactly one worker
+            item = resolve(deps.library, spec)
+            messages, reply = await converse(adapter, item)
+            if not reply.ok:
+                bound.warning("item failed", key=spec.key, error_class=reply.error_class, error=reply.error,
+                              attempts=reply.attempts)
+            await writer.add(await item_row(grader, evaluation_id, item, messages, reply))
+
+    workers = [asyncio.create_task(work()) for _ in range(min(config.max_concurrency, len(pending)))]
+    watcher = asyncio.create_task(_watch_cancel(deps, evaluation_id, workers))
+    try:
+        await asyncio.gather(*workers)
+    except asyncio.CancelledError:
+        if not watcher.done() or watcher.cancelled() or not watcher.result():
+            raise
+    finally:
+        if not watcher.done():
+            watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        await writer.flush()
+    return watcher.done() and not watcher.cancelled() and bool(watcher.result())
 
 
 async def _watch_cancel(deps: EngineDeps, evaluation_id: str, workers: list[asyncio.Task[None]]) -> bool:

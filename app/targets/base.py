@@ -18,6 +18,12 @@ class TargetConfig:
     params: dict[str, Any] = field(default_factory=dict)
     max_concurrency: int = 16
     timeout_s: float = 60.0
+    max_tokens: int | None = None
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+    request_template: dict[str, Any] | None = None
+    reply_pointer: str | None = None
+    label: str = "target"
 
 
 @dataclass

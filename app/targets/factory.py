@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import httpx
 
+from app.targets.anthropic import AnthropicMessagesTarget
 from app.targets.base import TargetAdapter, TargetConfig
+from app.targets.http import HttpJsonTarget
+from app.targets.http_json import HttpJsonAdapter
+from app.targets.limits import TargetGate
 from app.targets.openai_chat import OpenAIChatTarget
 from app.targets.retry import RetryPolicy
 
-KINDS = ("openai_chat",)
+ADAPTERS: dict[str, type[HttpJsonTarget]] = {
+    "openai_chat": OpenAIChatTarget,
+    "anthropic_messages": AnthropicMessagesTarget,
+    "http_json": HttpJsonAdapter,
+}
+KINDS = tuple(ADAPTERS)
 
 
 def make_adapter(client: httpx.AsyncClient, config: TargetConfig, policy: RetryPolicy,
-                 max_reply_bytes: int) -> TargetAdapter:
-    if config.kind == "openai_chat":
-        return OpenAIChatTarget(client, config, policy, max_reply_bytes)
-    raise ValueError(f"unknown target kind {config.kind!r}; known: {', '.join(KINDS)}")
+                 max_reply_bytes: int, gate: TargetGate | None = None) -> TargetAdapter:
+    """The adapter for config.kind; `gate` is shared by every shard calling the same target in this process."""
+    try:
+        adapter = ADAPTERS[config.kind]
+    except KeyError:
+        raise ValueError(f"unknown target kind {config.kind!r}; known: {', '.join(KINDS)}") from None
+    return adapter(client, config, policy, max_reply_bytes, gate)

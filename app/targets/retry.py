@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from app.targets.base import CallFailed, TargetReply
@@ -20,9 +22,30 @@ class RetryPolicy:
     max_delay_s: float = 20.0
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
+        """Retry-After wins (plus up to 10% jitter so a burst of 429s does not return in lockstep)."""
         if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_delay_s * 3)
+            wait = min(max(retry_after, 0.0), self.max_delay_s * 3)
+            return wait + random.uniform(0, wait * 0.1)
         return random.uniform(0, min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1)))
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date; None if absent or unreadable."""
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    current = now if now is not None else time.time()
+    return max((when - datetime.fromtimestamp(current, UTC)).total_seconds(), 0.0)
 
 
 async def call_with_retries(

@@ -1,0 +1,1 @@
+"""Metrics (Prometheus) and structured logs, shared by the API process and the workers."""

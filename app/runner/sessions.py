@@ -1,0 +1,64 @@
+"""One HTTP client and one limit gate per target per process, shared by every shard that calls that target.
+
+Why shared: per-target concurrency and per-minute budgets are promises to the team; two shards of one evaluation
+(or two evaluations of one target) running in the same worker must not each take the full allowance. Across
+worker processes each process holds its own gate, so with W workers a target sees at most W times its limit;
+size `max_concurrency` (or the worker count) for that, or keep one worker per target host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import httpx
+
+from app.config import Settings
+from app.net.client import make_client
+from app.net.ssrf import Allowlist
+from app.targets.base import TargetAdapter, TargetConfig
+from app.targets.factory import make_adapter
+from app.targets.limits import TargetGate
+from app.targets.retry import RetryPolicy
+
+
+@dataclass
+class TargetSession:
+    client: httpx.AsyncClient
+    gate: TargetGate
+    adapter: TargetAdapter
+    users: int = 0
+
+
+@dataclass
+class TargetSessions:
+    """Reference-counted sessions keyed by target id and its config; the last shard out closes the client."""
+
+    sessions: dict[tuple[str, str], TargetSession] = field(default_factory=dict)
+
+    @asynccontextmanager
+    async def use(self, target_id: str, config: TargetConfig, settings: Settings) -> AsyncIterator[TargetSession]:
+        key = (target_id, repr(config))  # a target edited mid-run gets a fresh session
+        session = self.sessions.get(key)
+        if session is None:
+            session = self.sessions[key] = open_session(config, settings)
+        session.users += 1
+        try:
+            yield session
+        finally:
+            session.users -= 1
+            if session.users == 0 and self.sessions.get(key) is session:
+                del self.sessions[key]
+                await session.client.aclose()
+
+
+def open_session(config: TargetConfig, settings: Settings) -> TargetSession:
+    """A guarded client with a pool the size of the target's concurrency, its gate, and its adapter."""
+    client = make_client(max_connections=config.max_concurrency, timeout=config.timeout_s,
+                         allowlist=Allowlist.parse(settings.target_allowlist),
+                         max_response_bytes=settings.max_reply_bytes)
+    gate = TargetGate(config.max_concurrency, config.requests_per_minute, config.tokens_per_minute)
+    policy = RetryPolicy(max_retries=settings.max_retries, budget_s=settings.retry_budget_s)
+    adapter = make_adapter(client, config, policy, settings.max_reply_bytes, gate)
+    return TargetSession(client=client, gate=gate, adapter=adapter)

@@ -1,0 +1,111 @@
+"""What every HTTP adapter shares: one attempt = pace, POST, read capped, classify; subclasses shape the JSON."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import httpx
+
+from app.net.client import ResponseTooLargeError, read_limited
+from app.net.ssrf import UnsafeURLError
+from app.observability import metrics
+from app.targets.base import CallFailed, TargetConfig, TargetReply
+from app.targets.limits import TargetGate
+from app.targets.retry import RetryPolicy, call_with_retries, parse_retry_after
+
+
+class HttpJsonTarget:
+    """Base adapter: subclasses set the URL and headers and implement `body` and `parse`."""
+
+    url: str
+    headers: dict[str, str]
+
+    def __init__(self, client: httpx.AsyncClient, config: TargetConfig, policy: RetryPolicy, max_reply_bytes: int,
+                 gate: TargetGate | None = None):
+        self._client = client
+        self._config = config
+        self._policy = policy
+        self._max_bytes = max_reply_bytes
+        self._gate = gate or TargetGate(config.max_concurrency, config.requests_per_minute,
+                                        config.tokens_per_minute)
+        self._label = config.label
+        self._window = metrics.WINDOW.labels(self._label)
+        self._in_flight = metrics.IN_FLIGHT.labels(self._label)
+        self._latency = metrics.LATENCY.labels(self._label)
+
+    def body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def parse(self, data: Any) -> tuple[str, dict[str, Any] | None]:
+        """Reply text and usage from the decoded JSON; raise KeyError/IndexError/TypeError if it is not there."""
+        raise NotImplementedError
+
+    async def complete(self, messages: list[dict[str, str]]) -> TargetReply:
+        payload = json.dumps(self.body(messages), ensure_ascii=False).encode()
+        estimate = len(payload) // 4 + (self._config.max_tokens or 0)
+        reply = await call_with_retries(lambda: self._attempt(payload, estimate), self._policy)
+        if reply.attempts > 1:
+            metrics.RETRIES.labels(self._label).inc(reply.attempts - 1)
+        return reply
+
+    async def _attempt(self, payload: bytes, estimate: int) -> tuple[str, dict[str, Any] | None]:
+        gate = self._gate
+        async with gate.slot(estimate):
+            self._in_flight.inc()
+            started = time.monotonic()
+            try:
+                raw, response = await self._post(payload)
+            except CallFailed as failure:
+                metrics.ATTEMPTS.labels(self._label, failure.error_class).inc()
+                raise
+            finally:
+                self._in_flight.dec()
+        try:
+            result = self._classify(raw, response)
+        except CallFailed as failure:
+            if failure.error_class == "rate_limited" and gate.window.on_rate_limited():
+                self._window.set(gate.window.limit)
+            metrics.ATTEMPTS.labels(self._label, failure.error_class).inc()
+            raise
+        gate.window.on_success()
+        metrics.ATTEMPTS.labels(self._label, "ok").inc()
+        self._latency.observe(time.monotonic() - started)
+        return result
+
+    async def _post(self, payload: bytes) -> tuple[bytes, httpx.Response]:
+        timeout = self._config.timeout_s
+        try:
+            async with self._client.stream("POST", self.url, content=payload, headers=self.headers,
+                                           timeout=timeout) as response:
+                raw = await read_limited(response, self._max_bytes)
+        except ResponseTooLargeError as exc:
+            raise CallFailed("bad_response", f"response larger than {self._max_bytes} bytes",
+                             retryable=False) from exc
+        except httpx.TimeoutException as exc:
+            raise CallFailed("timeout", f"no answer within {timeout:g}s", retryable=True) from exc
+        except UnsafeURLError as exc:
+            raise CallFailed("target_error", f"refused address: {exc}", retryable=False) from exc
+        except httpx.TransportError as exc:
+            raise CallFailed("target_error", f"connection failed: {type(exc).__name__}", retryable=True) from exc
+        return raw, response
+
+    def _classify(self, raw: bytes, response: httpx.Response) -> tuple[str, dict[str, Any] | None]:
+        status = response.status_code
+        if status == 429:
+            raise CallFailed("rate_limited", "HTTP 429 Too Many Requests", retryable=True,
+                             retry_after=parse_retry_after(response.headers.get("retry-after")))
+        if status >= 500:
+            raise CallFailed("target_error", f"HTTP {status}", retryable=True,
+                             retry_after=parse_retry_after(response.headers.get("retry-after")))
+        if status >= 300:
+            raise CallFailed("target_error", f"HTTP {status}: {raw[:200]!r}", retryable=False)
+        try:
+            text, usage = self.parse(json.loads(raw))
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise CallFailed("bad_response", f"not the expected JSON body: {type(exc).__name__}",
+                             retryable=True) from exc
+        if not isinstance(text, str):
+            raise CallFailed("bad_response", "the reply is not text", retryable=True)
+        return text, usage

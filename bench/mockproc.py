@@ -1,0 +1,44 @@
+"""Start bench.mock_target in its own process (so the mock and the runner do not share one core)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def mock_process(latency: float = 0.2, **options: float) -> Iterator[str]:
+    """Yield the base URL of a mock process; options are MockConfig fields (rate_5xx=0.1, …)."""
+    port = free_port()
+    argv = [sys.executable, "-m", "bench.mock_target", "--port", str(port), "--latency", str(latency)]
+    for name, value in options.items():
+        argv += ["--" + name.replace("_", "-"), str(value)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                if httpx.get(base + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"mock did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(10)
