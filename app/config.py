@@ -67,6 +67,27 @@ class Settings(BaseSettings):
     keep_alive_timeout_s: int = Field(
         default=5, ge=1, description="`helmbench serve`: idle keep-alive connections close after this.")
 
+    # Live progress, webhooks, HTTP caching and the CLI client (issue 8)
+    cors_origins: str = Field(
+        default="*", description="Browser origins that may read the public endpoints (leaderboard, "
+        "catalogue, public reports); comma-separated, * for any. Never with credentials; no CORS elsewhere.")
+    events_poll_s: float = Field(
+        default=0.5, gt=0, le=30, description="How often a live-progress stream (SSE) looks for progress.")
+    webhook_max_attempts: int = Field(
+        default=8, ge=1, le=20, description="Attempts at one webhook message before it is marked failed.")
+    webhook_backoff_s: float = Field(
+        default=5.0, gt=0, description="Wait before a webhook's first retry; it doubles with each attempt.")
+    webhook_backoff_max_s: float = Field(
+        default=3600.0, gt=0, description="Longest wait between two attempts of one webhook message.")
+    webhook_timeout_s: float = Field(
+        default=10.0, gt=0, description="One webhook POST, connect to last byte; longer counts as a failure.")
+    webhook_poll_s: float = Field(
+        default=1.0, gt=0, description="How often the API process sends the webhook messages that are due.")
+    url: str = Field(
+        default="http://127.0.0.1:8000", description="CLI client (`helmbench submit/watch/report/compare/"
+        "export`): the server it talks to.")
+    key: str | None = Field(default=None, description="CLI client: the API key it sends as a Bearer token.")
+
     @cached_property
     def sqlalchemy_url(self) -> str:
         """Our driver choice stays ours: a plain postgresql:// URL gets psycopg 3."""

@@ -10,18 +10,22 @@ from sqlmodel import Session, select
 
 from app.config import Settings
 from app.deps import AppState
+from app.http_cache import BodyCache, PublicCORSMiddleware
 from app.problems import install_problem_handlers
 from app.queue.arq_queue import ArqQueue
 from app.queue.base import JobQueue
 from app.queue.inprocess import InProcessQueue
 from app.routers import evaluations, keys, public, targets, teams
+from app.routers import events as events_router
 from app.routers import grade as grade_router
+from app.routers import webhooks as webhooks_router
 from app.runner.deps import EngineDeps, build_deps
 from app.security.body import BodyLimitMiddleware
 from app.store.evaluations import ACTIVE
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
 from app.store.models import Evaluation
+from app.webhooks.delivery import start_delivery, stop_delivery
 
 
 def _first_start(deps: EngineDeps) -> None:
@@ -58,9 +62,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             queue = InProcessQueue(deps, max_jobs=settings.worker_max_jobs)
             await _resume(deps, queue)
         app.state.helmbench = AppState(deps=deps, queue=queue)
+        webhooks_task = start_delivery(deps)
         try:
             yield
         finally:
+            await stop_delivery(webhooks_task)
             await queue.close()
             deps.engine.dispose()
 
@@ -72,6 +78,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     install_problem_handlers(app)
+    app.state.body_cache = BodyCache()
+    app.add_middleware(PublicCORSMiddleware, origins=settings.cors_origins)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes,
                        timeout_s=settings.body_timeout_s)
     app.include_router(targets.router)
@@ -80,4 +88,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(keys.router)
     app.include_router(teams.router)
     app.include_router(grade_router.router)
+    app.include_router(events_router.router)
+    app.include_router(webhooks_router.router)
     return app

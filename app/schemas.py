@@ -187,3 +187,43 @@ class TeamPublic(BaseModel):
 
 class TeamCreated(TeamPublic):
     admin_key: KeyCreated = Field(description="The team's first admin key, shown this once.")
+
+
+WebhookEvent = Literal["evaluation.succeeded", "evaluation.failed", "evaluation.cancelled"]
+
+
+class WebhookCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(min_length=1, max_length=2000, description="The receiver; checked like target URLs.")
+    events: list[WebhookEvent] | None = Field(default=None, min_length=1, description="Unset: every event.")
+
+
+class WebhookPublic(BaseModel):
+    id: str
+    url: str
+    events: list[WebhookEvent]
+    created_at: datetime
+
+
+class WebhookCreated(WebhookPublic):
+    secret: str = Field(description="The whsec_… signing secret (Standard Webhooks), shown this once.")
+
+
+class WebhookDeliveryPublic(BaseModel):
+    id: int
+    message_id: str = Field(description="The webhook-id header: the same on every attempt of one message.")
+    event_type: WebhookEvent
+    evaluation_id: str
+    attempt: int
+    ok: bool
+    status_code: int | None
+    error: str | None
+    duration_ms: float
+    message_state: Literal["pending", "delivered", "failed"]
+    created_at: datetime
+
+
+class WebhookDeliveryPage(BaseModel):
+    items: list[WebhookDeliveryPublic]
+    next_cursor: str | None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Response
+from fastapi import APIRouter, Header, Query, Request, Response
 
 from app.deps import CurrentKey, LibraryDep, QueueDep, SessionDep, SettingsDep
+from app.http_cache import PRIVATE_CACHE, conditional_json, json_bytes
 from app.problems import Problem
 from app.schemas import EvaluationAccepted, EvaluationCreate, EvaluationPage, EvaluationPublic, ResultsPage
 from app.services import results as results_service
@@ -54,8 +55,10 @@ def list_evaluations(key: CurrentKey, session: SessionDep, cursor: str | None = 
 
 
 @router.get("/{evaluation_id}", response_model=EvaluationPublic)
-def get_evaluation(evaluation_id: str, key: CurrentKey, session: SessionDep) -> EvaluationPublic:
-    return public_evaluation(session=session, evaluation=_get(session, key.team_id, evaluation_id))
+def get_evaluation(evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep) -> Response:
+    """What dashboards poll: one indexed count; an unchanged status answers 304 without a body."""
+    body = public_evaluation(session=session, evaluation=_get(session, key.team_id, evaluation_id))
+    return conditional_json(request, json_bytes(body), cache_control=PRIVATE_CACHE)
 
 
 @router.post("/{evaluation_id}/cancel", response_model=EvaluationPublic)
@@ -77,6 +80,8 @@ def get_results(evaluation_id: str, key: CurrentKey, session: SessionDep, librar
 
 
 @router.get("/{evaluation_id}/report")
-def get_report(evaluation_id: str, key: CurrentKey, session: SessionDep, library: LibraryDep) -> dict[str, Any]:
+def get_report(evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep,
+               library: LibraryDep) -> Response:
     evaluation = _get(session, key.team_id, evaluation_id)
-    return results_service.report(session=session, evaluation=evaluation, library=library)
+    body = results_service.report(session=session, evaluation=evaluation, library=library)
+    return conditional_json(request, json_bytes(body), cache_control=PRIVATE_CACHE)

@@ -2,36 +2,57 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request, Response
 from sqlalchemy import text
 
 from app.deps import LibraryDep, QueueDep, SessionDep
+from app.http_cache import CATALOGUE_CACHE, PUBLIC_CACHE, BodyCacheDep, conditional_json, json_bytes
 from app.problems import Problem
 from app.schemas import Leaderboard, ResultsPage
+from app.services import results as results_service
 from app.services.catalogue import catalogue
 from app.services.results import leaderboard
-from app.services.sharing import public_results
+from app.services.sharing import public_evaluation_or_404, public_results
+from app.store.evaluations import leaderboard_stamp
 
 router = APIRouter(tags=["public"])
 
 
 @router.get("/v1/leaderboard", response_model=Leaderboard)
-def get_leaderboard(session: SessionDep, library: LibraryDep, benchmark_version: str | None = None) -> Leaderboard:
-    return leaderboard(session=session, library=library, benchmark_version=benchmark_version)
+def get_leaderboard(request: Request, session: SessionDep, library: LibraryDep, cache: BodyCacheDep,
+                    benchmark_version: str | None = None) -> Response:
+    """Rendered once per change of the public, finished set; a poll costs one indexed count and a 304."""
+    version = benchmark_version or library.version
+    stamp = leaderboard_stamp(session=session, benchmark_version=version)
+    body, etag = cache.get_or_render(
+        ("leaderboard", version), stamp,
+        lambda: json_bytes(leaderboard(session=session, library=library, benchmark_version=version)))
+    return conditional_json(request, body, etag=etag, cache_control=PUBLIC_CACHE)
 
 
 @router.get("/v1/leaderboard/{evaluation_id}/results", response_model=ResultsPage)
-def get_public_results(evaluation_id: str, session: SessionDep, cursor: str | None = None,
-                       limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> ResultsPage:
+def get_public_results(evaluation_id: str, request: Request, session: SessionDep, cursor: str | None = None,
+                       limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> Response:
     """A published evaluation's items; transcripts only if its owner set share_transcripts."""
-    return public_results(session=session, evaluation_id=evaluation_id, cursor=cursor, limit=limit)
+    page = public_results(session=session, evaluation_id=evaluation_id, cursor=cursor, limit=limit)
+    return conditional_json(request, json_bytes(page), cache_control=PUBLIC_CACHE)
+
+
+@router.get("/v1/leaderboard/{evaluation_id}/report")
+def get_public_report(evaluation_id: str, request: Request, session: SessionDep,
+                      library: LibraryDep) -> Response:
+    """A published evaluation's report (aggregates only), for dashboards and other sites."""
+    evaluation = public_evaluation_or_404(session=session, evaluation_id=evaluation_id)
+    body = results_service.report(session=session, evaluation=evaluation, library=library)
+    return conditional_json(request, json_bytes(body), cache_control=PUBLIC_CACHE)
 
 
 @router.get("/v1/benchmark")
-def get_benchmark(library: LibraryDep) -> dict[str, Any]:
-    return catalogue(library)
+def get_benchmark(request: Request, library: LibraryDep, cache: BodyCacheDep) -> Response:
+    body, etag = cache.get_or_render(("catalogue",), library.version, lambda: json_bytes(catalogue(library)))
+    return conditional_json(request, body, etag=etag, cache_control=CATALOGUE_CACHE)
 
 
 @router.get("/healthz")

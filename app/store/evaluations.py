@@ -9,6 +9,7 @@ from sqlalchemy import case, func, update
 from sqlmodel import Session, col, select
 
 from app.store.models import Evaluation, EvaluationItem, utcnow
+from app.webhooks.outbox import queue_settled_webhooks
 
 ACTIVE = ("queued", "running")
 TERMINAL = ("succeeded", "failed", "cancelled")
@@ -72,6 +73,7 @@ def request_cancel(*, session: Session, evaluation: Evaluation) -> bool:
         .where(col(Evaluation.id) == evaluation.id, col(Evaluation.status).in_(ACTIVE))
         .values(status="cancelled", finished_at=utcnow())
     )
+    queue_settled_webhooks(session=session, evaluation_id=evaluation.id)
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
@@ -105,6 +107,7 @@ def finish_if_complete(*, session: Session, evaluation_id: str) -> str | None:
         .where(col(Evaluation.id) == evaluation_id, col(Evaluation.status).in_(ACTIVE))
         .values(status=status, finished_at=utcnow(), error=error)
     )
+    queue_settled_webhooks(session=session, evaluation_id=evaluation_id)
     return status if result.rowcount else None  # type: ignore[attr-defined]
 
 
@@ -114,6 +117,7 @@ def fail_evaluation(*, session: Session, evaluation_id: str, error: str) -> None
         .where(col(Evaluation.id) == evaluation_id, col(Evaluation.status).in_(ACTIVE))
         .values(status="failed", finished_at=utcnow(), error=error)
     )
+    queue_settled_webhooks(session=session, evaluation_id=evaluation_id)
 
 
 def leaderboard(*, session: Session, benchmark_version: str | None) -> list[Evaluation]:
@@ -121,3 +125,13 @@ def leaderboard(*, session: Session, benchmark_version: str | None) -> list[Eval
     if benchmark_version:
         stmt = stmt.where(Evaluation.benchmark_version == benchmark_version)
     return list(session.exec(stmt.order_by(col(Evaluation.finished_at).desc())))
+
+
+def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int, str]:
+    """A cheap freshness stamp of the leaderboard (count and newest finish, on its index) to key a cached body."""
+    count, newest = session.exec(
+        select(func.count(), func.max(Evaluation.finished_at)).where(
+            Evaluation.visibility == "public", Evaluation.status == "succeeded",
+            Evaluation.benchmark_version == benchmark_version)
+    ).one()
+    return int(count), str(newest)

@@ -124,3 +124,52 @@ class ItemLabel(SQLModel, table=True):
     score: int | None = None
     checks: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class Webhook(SQLModel, table=True):
+    """A team's subscription: evaluation outcomes are POSTed to url, signed with its sealed secret."""
+
+    id: str = Field(default_factory=lambda: new_id("wh"), primary_key=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
+    url: str = Field(max_length=2000)
+    events: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    secret_secret: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+    deleted_at: datetime | None = None
+
+
+class WebhookMessage(SQLModel, table=True):
+    """The outbox: written in the transaction that settles an evaluation, so a crash cannot lose it."""
+
+    __tablename__ = "webhook_message"
+    __table_args__ = (
+        UniqueConstraint("webhook_id", "evaluation_id", "event_type", name="uq_webhook_message_event"),
+        Index("ix_webhook_message_due", "state", "next_attempt_at"),
+    )
+    id: str = Field(default_factory=lambda: new_id("msg"), primary_key=True, max_length=40)
+    webhook_id: str = Field(foreign_key="webhook.id", index=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", max_length=40)
+    evaluation_id: str = Field(foreign_key="evaluation.id", max_length=40)
+    event_type: str = Field(max_length=40)
+    state: str = Field(default="pending", max_length=20)
+    attempts: int = 0
+    next_attempt_at: datetime = Field(default_factory=utcnow)
+    lease_until: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    finished_at: datetime | None = None
+
+
+class WebhookDelivery(SQLModel, table=True):
+    """One attempt to deliver a message: what the receiver answered, or why nothing arrived."""
+
+    __tablename__ = "webhook_delivery"
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(foreign_key="webhook_message.id", index=True, max_length=40)
+    webhook_id: str = Field(foreign_key="webhook.id", index=True, max_length=40)
+    attempt: int
+    ok: bool = False
+    status_code: int | None = None
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    duration_ms: float = 0.0
+    created_at: datetime = Field(default_factory=utcnow)

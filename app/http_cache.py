@@ -1,0 +1,140 @@
+"""What dashboards poll stays cheap: ETag/If-None-Match → 304, Cache-Control, cached bodies, public CORS."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable, MutableMapping
+from typing import Annotated, Any
+
+from fastapi import Depends, Request, Response
+from fastapi.encoders import jsonable_encoder
+from pydantic import BaseModel
+
+# Public data may be a few seconds stale; a browser revalidates with If-None-Match after that.
+PUBLIC_CACHE = "public, max-age=5"
+# The catalogue changes only with a deploy of new benchmark data.
+CATALOGUE_CACHE = "public, max-age=300"
+# A team's own evaluation: never shared by caches, always revalidated (cheap: a 304 has no body).
+PRIVATE_CACHE = "private, no-cache"
+
+PUBLIC_PATHS = ("/v1/leaderboard", "/v1/benchmark", "/v1/public")
+
+
+def json_bytes(value: BaseModel | dict[str, Any]) -> bytes:
+    """One serialisation for bodies that are hashed for their ETag."""
+    if isinstance(value, BaseModel):
+        return value.model_dump_json().encode()
+    return json.dumps(jsonable_encoder(value), separators=(",", ":")).encode()
+
+
+def etag_for(body: bytes) -> str:
+    """A strong validator: the same bytes always get the same tag, on every API replica."""
+    return '"' + hashlib.blake2b(body, digest_size=16).hexdigest() + '"'
+
+
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
+    """RFC 9110 weak comparison, as If-None-Match requires."""
+    if not if_none_match:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    bare = etag.removeprefix("W/")
+    return any(tag.strip().removeprefix("W/") == bare for tag in if_none_match.split(","))
+
+
+def conditional_json(request: Request, body: bytes, *, cache_control: str,
+                     etag: str | None = None) -> Response:
+    """The body with its ETag and Cache-Control, or a bodiless 304 when the client already has it."""
+    headers = {"ETag": etag or etag_for(body), "Cache-Control": cache_control}
+    if etag_matches(request.headers.get("if-none-match"), headers["ETag"]):
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type="application/json", headers=headers)
+
+
+class BodyCache:
+    """Rendered bodies keyed by request and a cheap freshness stamp, so a poll skips rendering."""
+
+    def __init__(self, max_entries: int = 256, ttl_s: float = 30.0) -> None:
+        self._entries: OrderedDict[Hashable, tuple[Hashable, float, bytes, str]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_entries, self.ttl_s = max_entries, ttl_s
+
+    def get_or_render(self, key: Hashable, stamp: Hashable, render: Callable[[], bytes]) -> tuple[bytes, str]:
+        """Returns (body, etag): cached while the stamp is unchanged and younger than ttl_s, else rendered."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None and hit[0] == stamp and now - hit[1] < self.ttl_s:
+                return hit[2], hit[3]
+        body = render()
+        etag = etag_for(body)
+        with self._lock:
+            self._entries[key] = (stamp, now, body, etag)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return body, etag
+
+
+def get_body_cache(request: Request) -> BodyCache:
+    return request.app.state.body_cache
+
+
+BodyCacheDep = Annotated[BodyCache, Depends(get_body_cache)]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def is_public_path(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in PUBLIC_PATHS)
+
+
+class PublicCORSMiddleware:
+    """CORS on the public read endpoints only, never with credentials: other paths get no CORS headers."""
+
+    def __init__(self, app: ASGIApp, *, origins: str) -> None:
+        self.app = app
+        listed = [o.strip().rstrip("/") for o in origins.split(",") if o.strip()]
+        self.any_origin = "*" in listed
+        self.origins = frozenset(listed)
+
+    def _allow(self, origin: str) -> str | None:
+        if self.any_origin:
+            return "*"
+        return origin if origin in self.origins else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not is_public_path(scope.get("path", "")):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        origin = headers.get(b"origin", b"").decode("latin-1")
+        allowed = self._allow(origin) if origin else None
+        if allowed is None:
+            await self.app(scope, receive, send)
+            return
+        cors = [(b"access-control-allow-origin", allowed.encode("latin-1"))]
+        if allowed != "*":
+            cors.append((b"vary", b"Origin"))
+        if scope["method"] == "OPTIONS" and b"access-control-request-method" in headers:
+            await send({"type": "http.response.start", "status": 204, "headers": [
+                *cors, (b"access-control-allow-methods", b"GET, HEAD, OPTIONS"),
+                (b"access-control-allow-headers", b"If-None-Match"), (b"access-control-max-age", b"600")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+
+        async def send_with_cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *cors,
+                                      (b"access-control-expose-headers", b"ETag")]
+            await send(message)
+
+        await self.app(scope, receive, send_with_cors)

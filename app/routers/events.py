@@ -1,0 +1,31 @@
+"""GET /v1/evaluations/{id}/events: live progress as Server-Sent Events, resumable with Last-Event-ID."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Header
+from sse_starlette import EventSourceResponse
+
+from app.deps import AppState, CurrentKey, SessionDep, get_state
+from app.problems import Problem
+from app.services.events import parse_last_event_id, progress_events
+from app.store import evaluations as ev_store
+
+router = APIRouter(prefix="/v1/evaluations", tags=["evaluations"])
+
+
+@router.get("/{evaluation_id}/events", response_class=EventSourceResponse,
+            responses={200: {"content": {"text/event-stream": {}},
+                             "description": "`progress` events, then one `end` when it is over."}})
+def evaluation_events(
+    evaluation_id: str, key: CurrentKey, session: SessionDep, state: Annotated[AppState, Depends(get_state)],
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=20)] = None,
+) -> EventSourceResponse:
+    if ev_store.get_evaluation(session=session, team_id=key.team_id, evaluation_id=evaluation_id) is None:
+        raise Problem(404, "Not found", f"no evaluation {evaluation_id!r}", field="evaluation_id")
+    session.close()  # the stream may last hours: give the pooled connection back now, each poll takes its own
+    events = progress_events(engine=state.deps.engine, evaluation_id=evaluation_id,
+                             last_event_id=parse_last_event_id(last_event_id),
+                             poll_s=state.deps.settings.events_poll_s)
+    return EventSourceResponse(events, ping=15, headers={"Cache-Control": "no-store"})

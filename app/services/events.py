@@ -1,0 +1,98 @@
+"""Live progress of an evaluation as Server-Sent Events; ids are progress counters, so reconnects resume."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, case, func
+from sqlmodel import Session, col, select
+
+from app.store.evaluations import TERMINAL
+from app.store.models import Evaluation, EvaluationItem
+
+GRADED = ("PASS", "PARTIAL", "FAIL")
+
+
+@dataclass(frozen=True)
+class ProgressState:
+    status: str
+    total: int
+    done: int
+    failed: int
+    graded: int
+    passed: int
+    retries: int
+    errors_by_class: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+    def body(self) -> dict[str, Any]:
+        """The event's data: progress, running pass rate and what rate limiting looks like from the items."""
+        return {**asdict(self), "pass_rate": round(self.passed / self.graded, 4) if self.graded else None,
+                "rate_limited": self.errors_by_class.get("rate_limited", 0)}
+
+
+def progress_state(*, session: Session, evaluation_id: str) -> ProgressState | None:
+    """Two aggregate queries over the evaluation's items (its index), however many items it has."""
+    stmt = select(Evaluation.status, Evaluation.total).where(Evaluation.id == evaluation_id)
+    head = session.exec(stmt).first()
+    if head is None:
+        return None
+    item = EvaluationItem
+    done, failed, graded, passed, retries = session.exec(
+        select(
+            func.count(),
+            func.coalesce(func.sum(case((col(item.error_class).is_not(None), 1), else_=0)), 0),
+            func.coalesce(func.sum(case((col(item.verdict).in_(GRADED), 1), else_=0)), 0),
+            func.coalesce(func.sum(case((col(item.verdict) == "PASS", 1), else_=0)), 0),
+            func.coalesce(func.sum(case((col(item.attempts) > 1, col(item.attempts) - 1), else_=0)), 0),
+        ).where(item.evaluation_id == evaluation_id)
+    ).one()
+    errors = session.exec(
+        select(item.error_class, func.count())
+        .where(item.evaluation_id == evaluation_id, col(item.error_class).is_not(None))
+        .group_by(col(item.error_class))
+    ).all()
+    return ProgressState(status=head[0], total=head[1], done=int(done), failed=int(failed),
+                         graded=int(graded), passed=int(passed), retries=int(retries),
+                         errors_by_class={str(k): int(n) for k, n in errors})
+
+
+def _read(engine: Engine, evaluation_id: str) -> ProgressState | None:
+    with Session(engine) as session:
+        return progress_state(session=session, evaluation_id=evaluation_id)
+
+
+def parse_last_event_id(raw: str | None) -> int | None:
+    """Our ids are non-negative integers; anything else starts the stream afresh."""
+    return int(raw) if raw is not None and raw.strip().isdigit() else None
+
+
+async def progress_events(*, engine: Engine, evaluation_id: str, last_event_id: int | None,
+                          poll_s: float) -> AsyncIterator[dict[str, Any]]:
+    """`progress` whenever more items are done than the client has seen, then one `end` once terminal.
+
+    The id is the number of items done, so a client reconnecting with Last-Event-ID gets the next state, not a
+    replay; a fresh client gets the current state at once.
+    """
+    seen, seen_status = (last_event_id, None) if last_event_id is not None else (-1, "")
+    while True:
+        state = await asyncio.to_thread(_read, engine, evaluation_id)
+        if state is None:
+            return
+        data = json.dumps(state.body(), separators=(",", ":"))
+        if state.terminal:
+            yield {"event": "end", "id": str(state.done), "data": data}
+            return
+        if seen_status is None:  # resumed: this status is what the client last saw with that id
+            seen_status = state.status
+        if state.done > seen or state.status != seen_status:
+            yield {"event": "progress", "id": str(state.done), "data": data, "retry": 1000}
+            seen, seen_status = state.done, state.status
+        await asyncio.sleep(poll_s)

@@ -1,0 +1,193 @@
+"""Send due outbox messages signed the Standard Webhooks way; each attempt is a row; retries back off."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import structlog
+from sqlalchemy import Engine, or_, update
+from sqlmodel import Session, col, select
+from standardwebhooks.webhooks import Webhook as Signer
+
+from app.config import Settings
+from app.net.client import make_client
+from app.net.ssrf import Allowlist
+from app.runner.deps import EngineDeps
+from app.security.secrets import SecretBox
+from app.store.models import Evaluation, Webhook, WebhookDelivery, WebhookMessage, utcnow
+
+log = structlog.get_logger("helmbench.webhooks")
+
+LEASE_S = 60.0  # a claimed message is re-claimable after this, should its sender die mid-attempt
+BATCH = 32
+MAX_RESPONSE_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class DeliveryPolicy:
+    max_attempts: int
+    backoff_s: float
+    backoff_max_s: float
+    timeout_s: float
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> DeliveryPolicy:
+        return cls(settings.webhook_max_attempts, settings.webhook_backoff_s, settings.webhook_backoff_max_s,
+                   settings.webhook_timeout_s)
+
+    def backoff(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number `attempt` (1-based): doubling, capped."""
+        return min(self.backoff_max_s, self.backoff_s * 2 ** (attempt - 1))
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    message_id: str
+    webhook_id: str
+    url: str
+    secret: str | None
+    attempt: int
+    body: str
+
+
+def payload(evaluation: Evaluation, event_type: str) -> str:
+    """The JSON body: the same bytes on every attempt, since a settled evaluation no longer changes."""
+    summary = evaluation.summary or {}
+    data: dict[str, Any] = {
+        "evaluation_id": evaluation.id, "status": evaluation.status, "target_id": evaluation.target_id,
+        "target_name": evaluation.target_name, "model": evaluation.model, "suite": evaluation.suite,
+        "repeats": evaluation.repeats, "total": evaluation.total,
+        "benchmark_version": evaluation.benchmark_version,
+        "error": evaluation.error, "headline_score": summary.get("headline", {}).get("score"),
+        "pass_rate": summary.get("overall", {}).get("pass_rate"),
+        "report_url": f"/v1/evaluations/{evaluation.id}/report",
+    }
+    stamp = evaluation.finished_at or evaluation.created_at
+    body = {"type": event_type, "timestamp": stamp.isoformat(), "data": data}
+    return json.dumps(body, separators=(",", ":"))
+
+
+def claim_due(*, engine: Engine, secrets: SecretBox, now: datetime | None = None) -> list[Outgoing]:
+    """Lease up to BATCH due messages with a guarded update each, so two senders never send one attempt."""
+    now = now or utcnow()
+    claimed: list[Outgoing] = []
+    with Session(engine) as session:
+        due = session.exec(
+            select(WebhookMessage).where(
+                WebhookMessage.state == "pending", col(WebhookMessage.next_attempt_at) <= now,
+                or_(col(WebhookMessage.lease_until).is_(None), col(WebhookMessage.lease_until) < now),
+            ).order_by(col(WebhookMessage.next_attempt_at)).limit(BATCH)
+        ).all()
+        for message in due:
+            won = session.execute(
+                update(WebhookMessage)
+                .where(col(WebhookMessage.id) == message.id, col(WebhookMessage.state) == "pending",
+                       or_(col(WebhookMessage.lease_until).is_(None), col(WebhookMessage.lease_until) < now))
+                .values(lease_until=now + timedelta(seconds=LEASE_S))
+            ).rowcount  # type: ignore[attr-defined]
+            if not won:
+                continue
+            hook = session.get(Webhook, message.webhook_id)
+            evaluation = session.get(Evaluation, message.evaluation_id)
+            if evaluation is None:
+                continue
+            live = hook is not None and hook.deleted_at is None
+            claimed.append(Outgoing(
+                message_id=message.id, webhook_id=message.webhook_id, url=hook.url if hook else "",
+                secret=secrets.decrypt(hook.secret_secret) if live and hook else None,
+                attempt=message.attempts + 1, body=payload(evaluation, message.event_type)))
+        session.commit()
+    return claimed
+
+
+async def send(client: httpx.AsyncClient, out: Outgoing) -> tuple[int | None, str | None]:
+    """POST one signed attempt; returns (status code, error). Only a 2xx counts as delivered."""
+    if out.secret is None:
+        return None, "the webhook was deleted"
+    sent_at = datetime.now(UTC)
+    headers = {
+        "content-type": "application/json", "user-agent": "HELMbench-Webhooks/1",
+        "webhook-id": out.message_id, "webhook-timestamp": str(int(sent_at.timestamp())),
+        "webhook-signature": Signer(out.secret).sign(out.message_id, sent_at, out.body),
+    }
+    try:
+        async with client.stream("POST", out.url, content=out.body.encode(), headers=headers) as response:
+            status = response.status_code
+    except httpx.HTTPError as exc:
+        return None, f"{type(exc).__name__}: {exc}"[:500]
+    return status, None if 200 <= status < 300 else f"the receiver answered {status}"
+
+
+def record(*, engine: Engine, out: Outgoing, status: int | None, error: str | None, duration_ms: float,
+           policy: DeliveryPolicy) -> str:
+    """Write the attempt and move the message on: delivered, failed for good, or pending after a backoff."""
+    now = utcnow()
+    ok = error is None
+    final = out.secret is None or out.attempt >= policy.max_attempts
+    state = "delivered" if ok else ("failed" if final else "pending")
+    with Session(engine) as session:
+        session.add(WebhookDelivery(message_id=out.message_id, webhook_id=out.webhook_id, attempt=out.attempt,
+                                    ok=ok, status_code=status, error=error,
+                                    duration_ms=round(duration_ms, 2)))
+        session.execute(
+            update(WebhookMessage).where(col(WebhookMessage.id) == out.message_id).values(
+                attempts=out.attempt, state=state, lease_until=None,
+                next_attempt_at=now + timedelta(seconds=policy.backoff(out.attempt)),
+                finished_at=now if state != "pending" else None)
+        )
+        session.commit()
+    return state
+
+
+async def deliver_due(deps: EngineDeps, client: httpx.AsyncClient, policy: DeliveryPolicy) -> int:
+    """One pass: claim what is due, send it concurrently, record each attempt. Returns attempts made."""
+    batch = await asyncio.to_thread(claim_due, engine=deps.engine, secrets=deps.secrets)
+
+    async def one(out: Outgoing) -> None:
+        started = time.perf_counter()
+        status, error = await send(client, out)
+        state = await asyncio.to_thread(record, engine=deps.engine, out=out, status=status, error=error,
+                                        duration_ms=(time.perf_counter() - started) * 1000, policy=policy)
+        log.info("webhook attempt", message_id=out.message_id, webhook_id=out.webhook_id, attempt=out.attempt,
+                 status_code=status, state=state)
+
+    await asyncio.gather(*(one(out) for out in batch))
+    return len(batch)
+
+
+def webhook_client(settings: Settings) -> httpx.AsyncClient:
+    """The guarded client: receivers are SSRF-checked again at call time, redirects are not followed."""
+    return make_client(max_connections=BATCH, timeout=settings.webhook_timeout_s,
+                       allowlist=Allowlist.parse(settings.target_allowlist),
+                       max_response_bytes=MAX_RESPONSE_BYTES)
+
+
+async def delivery_loop(deps: EngineDeps) -> None:
+    """Runs for the life of the process: sends what is due every webhook_poll_s, survives any one failure."""
+    policy = DeliveryPolicy.from_settings(deps.settings)
+    async with webhook_client(deps.settings) as client:
+        while True:
+            try:
+                sent = await deliver_due(deps, client, policy)
+            except Exception:  # a database hiccup must not end delivery for the life of the process
+                log.exception("webhook delivery pass failed")
+                sent = 0
+            if sent < BATCH:
+                await asyncio.sleep(deps.settings.webhook_poll_s)
+
+
+def start_delivery(deps: EngineDeps) -> asyncio.Task[None]:
+    return asyncio.create_task(delivery_loop(deps), name="helmbench-webhooks")
+
+
+async def stop_delivery(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -1,0 +1,35 @@
+"""The outbox: one message per subscribed webhook, written in the transaction that settles the status."""
+
+from __future__ import annotations
+
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Session, col, select
+
+from app.store.models import Evaluation, Webhook, WebhookMessage, new_id, utcnow
+
+EVENT_TYPES = ("evaluation.succeeded", "evaluation.failed", "evaluation.cancelled")
+
+
+def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> int:
+    """If the evaluation is now terminal, queue its event for each subscribed webhook; safe to call twice.
+
+    Called inside the transaction that changes the status, so the status and its messages commit together:
+    a crash after the commit leaves pending messages that any API process delivers later; a rollback, neither.
+    """
+    stmt = select(Evaluation.status, Evaluation.team_id).where(Evaluation.id == evaluation_id)
+    row = session.exec(stmt).first()
+    if row is None or f"evaluation.{row[0]}" not in EVENT_TYPES:
+        return 0
+    event, team_id = f"evaluation.{row[0]}", row[1]
+    hooks = session.exec(select(Webhook).where(Webhook.team_id == team_id, col(Webhook.deleted_at).is_(None)))
+    rows = [{"id": new_id("msg"), "webhook_id": hook.id, "team_id": team_id, "evaluation_id": evaluation_id,
+             "event_type": event, "state": "pending", "attempts": 0, "next_attempt_at": utcnow(),
+             "created_at": utcnow()}
+            for hook in hooks if not hook.events or event in hook.events]
+    if not rows:
+        return 0
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    stmt = insert(WebhookMessage).values(rows).on_conflict_do_nothing(
+        index_elements=["webhook_id", "evaluation_id", "event_type"])
+    return int(session.execute(stmt).rowcount or 0)  # type: ignore[attr-defined]
