@@ -40,13 +40,19 @@ def _finished_evaluation(client: TestClient, team: TeamKeys, **extra: Any) -> di
         time.sleep(0.05)
     items = client.get(f"/v1/evaluations/{evaluation_id}/results", headers=team.admin).json()["items"]
     key = client.post("/v1/keys", headers=team.admin, json={"name": "a-ci"}).json()
-    return {"target_id": target_id, "evaluation_id": evaluation_id, "item_key": items[0]["key"],
-            "key_id": key["id"], "team_id": team.team_id}
+    ids = {"target_id": target_id, "evaluation_id": evaluation_id, "item_key": items[0]["key"],
+           "key_id": key["id"], "team_id": team.team_id}
+    if "/v1/webhooks" in client.get("/openapi.json").json()["paths"]:
+        hook = client.post("/v1/webhooks", headers=team.admin, json={"url": "http://127.0.0.1:9/hook"})
+        assert hook.status_code == 201, hook.text
+        ids["webhook_id"] = hook.json()["id"]
+    return ids
 
 
 ID_SOURCES = {"evaluation_id": "evaluation_id", "target_id": "target_id", "key_id": "key_id",
               "team_id": "team_id", "key": "item_key", "item_key": "item_key", "id": "evaluation_id",
-              "a": "evaluation_id", "b": "evaluation_id", "label_id": "item_key"}
+              "a": "evaluation_id", "b": "evaluation_id", "label_id": "item_key",
+              "webhook_id": "webhook_id"}
 
 
 def _is_id(param: dict[str, Any]) -> bool:
@@ -115,13 +121,16 @@ def test_every_id_route_answers_404_to_another_team(client: TestClient, team_a: 
     assert client.get(f"/v1/evaluations/{a_ids['evaluation_id']}", headers=team_a.admin).json()["status"] in (
         "succeeded", "failed")
     assert a_ids["key_id"] in {k["id"] for k in client.get("/v1/keys", headers=team_a.admin).json()}
+    if "webhook_id" in a_ids:
+        hooks = client.get("/v1/webhooks", headers=team_a.admin).json()
+        assert a_ids["webhook_id"] in {h["id"] for h in hooks}
 
 
 def test_lists_show_only_the_callers_team(client: TestClient, team_a: TeamKeys, team_b: TeamKeys,
                                           mock_target: respx.MockRouter) -> None:  # noqa: F811
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     a_ids = _finished_evaluation(client, team_a)
-    for path in ("/v1/targets", "/v1/evaluations", "/v1/keys", "/v1/teams"):
+    for path in ("/v1/targets", "/v1/evaluations", "/v1/keys", "/v1/teams", "/v1/webhooks"):
         seen = client.get(path, headers=team_b.admin)
         assert seen.status_code == 200
         assert not any(v in seen.text for v in a_ids.values()), path
