@@ -73,6 +73,9 @@ class Evaluation(SQLModel, table=True):
     request_hash: str | None = Field(default=None, max_length=64)
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     summary: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    # grading: the evaluation's own judge (migration 0002); its key is encrypted at rest like a target's
+    judge_config: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    judge_api_key_secret: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow, index=True)
     started_at: datetime | None = None
     finished_at: datetime | None = None
@@ -107,6 +110,8 @@ class EvaluationItem(SQLModel, table=True):
     score: float | None = None
     checks: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     reasons: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    # grading: every raw judge answer, with the aggregate (migration 0002)
+    judge: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
 
 
