@@ -32,6 +32,13 @@ class Settings(BaseSettings):
     worker_max_jobs: int = Field(default=4, ge=1, description="Shards one worker process runs at once.")
     max_repeats: int = Field(default=10, ge=1, description="Largest `repeats` an evaluation may ask for.")
 
+    # runner: worker leases, metrics and logs
+    shard_lease_s: float = Field(default=15.0, ge=2, le=600, description="A worker renews its hold on a running "
+                                 "shard this often x3; if it dies, another worker resumes the shard after this.")
+    worker_metrics_port: int | None = Field(default=None, ge=1, le=65535,
+                                            description="Serve a worker's Prometheus metrics on this port.")
+    log_level: str = Field(default="info", description="Structured (JSON) log level: debug, info, warning, error.")
+
     # grading: the default LLM judge (any OpenAI-compatible endpoint); unset base URL or model = no judge
     judge_base_url: str | None = Field(
         default=None, description="Default judge endpoint, e.g. https://api.example.com/v1; unset: rubric "

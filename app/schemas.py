@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-TargetKind = Literal["openai_chat"]
+TargetKind = Literal["openai_chat", "anthropic_messages", "http_json"]
 Suite = Literal["quick", "full"]
 Visibility = Literal["private", "public"]
 Status = Literal["queued", "running", "succeeded", "failed", "cancelled"]
@@ -24,6 +24,34 @@ class TargetCreate(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict, description="Write-only extra headers (may hold auth).")
     params: dict[str, Any] = Field(default_factory=dict, description="Sampling parameters sent with each call.")
     max_concurrency: int | None = Field(default=None, ge=1, le=4096)
+    max_tokens: int | None = Field(default=None, ge=1, le=1_000_000, description="Reply length cap sent with "
+                                   "each call (Anthropic requires one; 1024 if unset).")
+    timeout_s: float | None = Field(default=None, gt=0, le=600, description="One call, connect to last byte.")
+    requests_per_minute: int | None = Field(default=None, ge=1, le=1_000_000)
+    tokens_per_minute: int | None = Field(default=None, ge=1, le=100_000_000,
+                                          description="Paces calls by estimated prompt + max_tokens.")
+    request_template: dict[str, Any] | None = Field(
+        default=None, description="http_json: the JSON body, with {{messages}}, {{turns}}, {{system}}, "
+        "{{last_user}}, {{model}} or {{max_tokens}} placeholders.")
+    reply_pointer: str | None = Field(default=None, max_length=500,
+                                      description="http_json: JSON pointer to the reply, e.g. /output/text.")
+
+    @field_validator("request_template")
+    @classmethod
+    def _known_placeholders(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        from app.targets.http_json import unknown_placeholders
+
+        unknown = unknown_placeholders(value) if value is not None else set()
+        if unknown:
+            raise ValueError(f"unknown placeholders: {', '.join(sorted(unknown))}")
+        return value
+
+    @field_validator("reply_pointer")
+    @classmethod
+    def _pointer_form(cls, value: str | None) -> str | None:
+        if value is not None and value and not value.startswith("/"):
+            raise ValueError("a JSON pointer starts with '/', e.g. /output/text")
+        return value
 
     @field_validator("headers")
     @classmethod
@@ -52,6 +80,12 @@ class TargetPublic(BaseModel):
     model: str
     params: dict[str, Any]
     max_concurrency: int
+    max_tokens: int | None = None
+    timeout_s: float | None = None
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+    request_template: dict[str, Any] | None = None
+    reply_pointer: str | None = None
     has_api_key: bool
     header_names: list[str]
     created_at: datetime

@@ -23,6 +23,9 @@ def register_target(*, session: Session, settings: Settings, secrets: SecretBox,
     except UnsafeURLError as exc:
         # The reason only: the URL itself may carry credentials, which an error must not echo.
         raise Problem(422, "Invalid request", f"base_url: refused: {exc.reason}", field="base_url") from None
+    if body.kind == "http_json" and (body.request_template is None or body.reply_pointer is None):
+        missing = "request_template" if body.request_template is None else "reply_pointer"
+        raise Problem(422, "Invalid request", f"{missing}: required for an http_json target", field=missing)
     concurrency = body.max_concurrency or settings.target_concurrency
     if concurrency > settings.target_max_concurrency:
         raise Problem(422, "Invalid request", f"max_concurrency: at most {settings.target_max_concurrency}",
@@ -32,6 +35,9 @@ def register_target(*, session: Session, settings: Settings, secrets: SecretBox,
         "api_key_secret": secrets.encrypt(body.api_key) if body.api_key else None,
         "headers_secret": secrets.encrypt_json(body.headers) if body.headers else None,
         "params": body.params, "max_concurrency": concurrency,
+        "max_tokens": body.max_tokens, "timeout_s": body.timeout_s,
+        "requests_per_minute": body.requests_per_minute, "tokens_per_minute": body.tokens_per_minute,
+        "request_template": body.request_template, "reply_pointer": body.reply_pointer,
     })
 
 
@@ -41,4 +47,7 @@ def public_target(target: Target, secrets: SecretBox) -> TargetPublic:
         id=target.id, name=target.name, kind=target.kind, base_url=target.base_url, model=target.model,
         params=target.params, max_concurrency=target.max_concurrency, has_api_key=target.api_key_secret is not None,
         header_names=sorted(headers) if isinstance(headers, dict) else [], created_at=target.created_at,
+        max_tokens=target.max_tokens, timeout_s=target.timeout_s, requests_per_minute=target.requests_per_minute,
+        tokens_per_minute=target.tokens_per_minute, request_template=target.request_template,
+        reply_pointer=target.reply_pointer,
     )

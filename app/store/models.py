@@ -47,6 +47,13 @@ class Target(SQLModel, table=True):
     headers_secret: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     max_concurrency: int = 16
+    # runner: per-target call shape and limits (migration 0005)
+    max_tokens: int | None = None
+    timeout_s: float | None = None
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+    request_template: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    reply_pointer: str | None = Field(default=None, max_length=500)
     created_at: datetime = Field(default_factory=utcnow)
     deleted_at: datetime | None = None
 
