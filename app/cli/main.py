@@ -10,7 +10,8 @@ from app.cli.keys import keys_app
 from app.cli.secrets import secrets_app
 from app.config import Settings
 
-app = typer.Typer(help="HELMbench: evaluate the mental-health safety of LLM endpoints.", no_args_is_help=True)
+app = typer.Typer(help="HELMbench: evaluate the mental-health safety of LLM endpoints.", no_args_is_help=True,
+                  pretty_exceptions_show_locals=False)
 db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
@@ -33,13 +34,16 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
 
 
 @app.command()
-def worker() -> None:
+def worker(metrics_port: int | None = typer.Option(
+        None, help="Serve Prometheus metrics on this port (HELMBENCH_WORKER_METRICS_PORT).")) -> None:
     """Run an arq worker that executes evaluation shards from Redis."""
     from arq.worker import run_worker
 
     from app.workers.settings import worker_settings
 
     settings = Settings()
+    if metrics_port is not None:
+        settings = settings.model_copy(update={"worker_metrics_port": metrics_port})
     try:
         options = worker_settings(settings)
     except ValueError as exc:

@@ -23,7 +23,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_http(url: str, timeout: float = 30) -> None:
+def wait_http(url: str, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
