@@ -91,6 +91,17 @@ class TargetPublic(BaseModel):
     created_at: datetime
 
 
+class JudgeCreate(BaseModel):
+    """An evaluation's own LLM judge (any OpenAI-compatible endpoint); the key is encrypted at rest."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str = Field(min_length=1, max_length=2000, description="e.g. https://api.example.com/v1")
+    model: str = Field(min_length=1, max_length=200)
+    api_key: str | None = Field(default=None, max_length=4000, description="Write-only; never returned.")
+    samples: int = Field(default=1, ge=1, le=9, description="Answers per item (k): median score, majority vote.")
+
+
 class EvaluationCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -100,6 +111,7 @@ class EvaluationCreate(BaseModel):
     visibility: Visibility = "private"
     share_transcripts: bool = Field(
         default=False, description="Public: let the leaderboard show messages and replies (never by default).")
+    judge: JudgeCreate | None = Field(default=None, description="Grade with this judge, not the default.")
 
 
 class Progress(BaseModel):
