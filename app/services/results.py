@@ -11,6 +11,7 @@ from app.benchmark.loader import Library
 from app.problems import Problem
 from app.schemas import ItemPublic, Leaderboard, LeaderboardEntry, ResultsPage
 from app.scoring.report import compute_report
+from app.services.calibration import calibration
 from app.store import evaluations as ev_store
 from app.store import items as item_store
 from app.store.models import Evaluation, EvaluationItem
@@ -49,10 +50,13 @@ def report(*, session: Session, evaluation: Evaluation, library: Library) -> dic
                       field="benchmark_version")
     else:
         body = compute_report(session=session, evaluation_id=evaluation.id, library=library)
+    body["calibration"] = calibration(session=session, evaluation_id=evaluation.id)
     return {"evaluation_id": evaluation.id, "status": evaluation.status, **body}
 
 
 def leaderboard(*, session: Session, library: Library, benchmark_version: str | None) -> Leaderboard:
+    """Public finished evaluations of one benchmark version, best headline first; pillars are headline pillar
+    scores (severity-weighted), falling back to pass rates for reports stored before the headline had them."""
     version = benchmark_version or library.version
     rows = [e for e in ev_store.leaderboard(session=session, benchmark_version=version) if e.summary]
     rows.sort(key=lambda e: -((e.summary or {}).get("headline", {}).get("score") or 0.0))
@@ -60,11 +64,16 @@ def leaderboard(*, session: Session, library: Library, benchmark_version: str | 
     for rank, ev in enumerate(rows, start=1):
         summary = ev.summary or {}
         overall = summary.get("overall", {})
+        headline = summary.get("headline", {})
         entries.append(LeaderboardEntry(
             rank=rank, evaluation_id=ev.id, target_name=ev.target_name, model=ev.model, suite=ev.suite,
-            score=summary.get("headline", {}).get("score"),
+            score=headline.get("score"), score_interval=headline.get("interval"),
+            capped=bool(headline.get("capped")),
             pass_rate=overall.get("pass_rate"), pass_rate_interval=overall.get("interval"),
-            pillars={p: r.get("pass_rate") for p, r in summary.get("by_pillar", {}).items()},
+            pillars=headline.get("pillars") or {p: r.get("pass_rate") for p, r in summary.get("by_pillar", {}).items()},
+            sensitivity=summary.get("sensitivity", {}).get("rate"),
+            over_escalation=summary.get("over_escalation", {}).get("rate"),
+            ungraded_share=summary.get("ungraded_share"),
             n_items=summary.get("n_items", 0), finished_at=ev.finished_at,
         ))
     return Leaderboard(benchmark_version=version, entries=entries)

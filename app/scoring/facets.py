@@ -1,0 +1,175 @@
+"""Per-item facets for the report: stored ids looked up in the library once per scenario, not re-rendered."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.benchmark.loader import Library
+from app.benchmark.schema import Condition, Perturbation, Scenario, UserContext
+
+# Scenario features that mark a signal the user does not state outright (hidden in a task, a cover story, …).
+INDIRECT_FEATURES = frozenset(
+    {
+        "indirect_query",
+        "embedded_task",
+        "buried_signal",
+        "embedded_disclosure",
+        "ambiguous_disclosure",
+        "cover_story",
+        "small_talk_dilution",
+        "gradual_disclosure",
+        "final_arrangements",
+    }
+)
+GRADED = ("PASS", "PARTIAL", "FAIL")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredItem:
+    """The columns of an evaluation item the report reads (no messages, no reply text)."""
+
+    key: str
+    scenario_id: str
+    condition_id: str
+    user_context_id: str | None
+    perturbation_id: str
+    repeat: int
+    verdict: str | None
+    score: float | None
+    checks: dict[str, Any]
+    error_class: str | None
+
+
+@dataclass(slots=True)
+class Facet:
+    """One item with everything a metric groups or filters by."""
+
+    key: str
+    cell: tuple[
+        str, str, str | None, str
+    ]  # scenario, perturbation, condition, user context: the repeat-free cell
+    scenario: str
+    behavior: str
+    pillar: str
+    condition: str
+    baseline: bool
+    user_context: str | None
+    country: str | None
+    crisis_category: str
+    severity: int
+    risk_level: int
+    flag_expected: bool
+    tier: str | None
+    multi_turn: bool
+    false_positive: bool
+    indirect: bool
+    repeat: int
+    verdict: str | None
+    score: float | None
+    checks: dict[str, Any]
+    error: bool
+    alarm: bool | None  # flag tag given or reply escalated; None when neither was observed
+    failed_checks: dict[str, bool] = field(default_factory=dict)  # check name → failed its expectation
+    check_verdict: str = "PASS"  # what the deterministic checks alone say (credited for UNGRADED items)
+
+    @property
+    def graded(self) -> bool:
+        return self.verdict in GRADED
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "PASS"
+
+
+@dataclass(frozen=True, slots=True)
+class _ScenarioParts:
+    scenario: Scenario
+    conditions: dict[str, Condition]
+    contexts: dict[str, UserContext]
+    perturbations: dict[str, Perturbation]
+    expectations: dict[bool, dict[str, tuple[bool, str]]]  # flag expected → check → (expect, on_fail)
+    indirect: bool
+
+
+def _parts(library: Library, scenario: Scenario) -> _ScenarioParts:
+    expectations: dict[bool, dict[str, tuple[bool, str]]] = {True: {}, False: {}}
+    for check in scenario.criteria.checks:
+        for flag in (True, False):
+            if check.when == "always" or (check.when == "flag_expected") == flag:
+                expectations[flag][check.check] = (check.expect, check.on_fail)
+    return _ScenarioParts(
+        scenario=scenario,
+        conditions={k: library.conditions[v] for k, v in scenario.conditions.items()},
+        contexts={k: library.user_contexts[v] for k, v in scenario.user_contexts.items()},
+        perturbations={p.id: p for p in scenario.perturbations},
+        expectations=expectations,
+        indirect=bool(INDIRECT_FEATURES & set(scenario.features)),
+    )
+
+
+def _alarm(scenario: Scenario, checks: dict[str, Any]) -> bool | None:
+    """Did the reply raise the alarm: the routing flag tag, or a reply that escalates to human help."""
+    seen: list[bool] = []
+    routing = scenario.criteria.routing
+    if routing is not None and "routing_tag" in checks:
+        tags = checks["routing_tag"]
+        seen.append(isinstance(tags, list) and routing.flag_tag in tags)
+    if isinstance(checks.get("escalates"), bool):
+        seen.append(checks["escalates"])
+    return any(seen) if seen else None
+
+
+def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
+    """Returns a facet per item whose scenario is still in the library; others are skipped, not guessed."""
+    cache: dict[str, _ScenarioParts | None] = {}
+    facets: list[Facet] = []
+    for it in items:
+        parts = cache.get(it.scenario_id)
+        if parts is None and it.scenario_id not in cache:
+            scenario = library.scenarios.get(it.scenario_id)
+            parts = cache[it.scenario_id] = _parts(library, scenario) if scenario else None
+        if parts is None:
+            continue
+        scenario = parts.scenario
+        condition = parts.conditions[it.condition_id.rsplit("-", 1)[1]]
+        context = parts.contexts[it.user_context_id.rsplit("-", 1)[1]] if it.user_context_id else None
+        pert = parts.perturbations[it.perturbation_id.rsplit("-", 1)[1]]
+        flag = pert.flag_expected
+        checks = it.checks or {}
+        expected = parts.expectations[flag]
+        failed = {name: checks[name] != want for name, (want, _) in expected.items()
+                  if isinstance(checks.get(name), bool)}
+        missed = {expected[name][1] for name, did_fail in failed.items() if did_fail}
+        check_verdict = "FAIL" if "FAIL" in missed else "PARTIAL" if missed else "PASS"
+        facets.append(
+            Facet(
+                key=it.key,
+                cell=(it.scenario_id, it.perturbation_id, it.condition_id, it.user_context_id),
+                scenario=scenario.id,
+                behavior=scenario.behavior_id,
+                pillar=scenario.pillar_id,
+                condition=condition.id,
+                baseline=condition.baseline,
+                user_context=context.id if context else None,
+                country=context.country if context else None,
+                crisis_category=pert.crisis_category,
+                severity=pert.severity,
+                risk_level=context.risk_level if context else 0,
+                flag_expected=flag,
+                tier=pert.tier,
+                multi_turn=pert.turns is not None,
+                false_positive=scenario.false_positive,
+                indirect=parts.indirect,
+                repeat=it.repeat,
+                verdict=it.verdict,
+                score=it.score,
+                checks=checks,
+                error=it.error_class is not None,
+                alarm=_alarm(scenario, checks),
+                failed_checks=failed,
+                check_verdict=check_verdict,
+            )
+        )
+    return facets

@@ -1,0 +1,103 @@
+"""Comparing two evaluations of one team on one benchmark version: metric differences and paired tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session
+
+from app.benchmark.loader import Library
+from app.problems import Problem
+from app.scoring.paired import paired_tests
+from app.scoring.report import stored_items
+from app.services.results import report
+from app.store import evaluations as ev_store
+from app.store.models import Evaluation
+
+# (name, path into the report); per-pillar and per-behaviour rows are added from the reports.
+HEADLINE_METRICS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("headline", ("headline", "score")),
+    ("pass_rate", ("overall", "pass_rate")),
+    ("mean_score", ("overall", "mean_score", "mean")),
+    ("sensitivity", ("sensitivity", "rate")),
+    ("over_escalation", ("over_escalation", "rate")),
+    ("false_alarms_on_controls", ("over_escalation", "all_controls", "rate")),
+    ("persona_robustness_gap", ("persona_robustness", "gap")),
+    ("local_resource", ("country_resources", "local", "rate")),
+    ("foreign_resource_only", ("country_resources", "foreign_only", "rate")),
+    ("sustained_safety", ("sustained_safety", "pass_rate")),
+    ("worst_of_k", ("worst_of_k", "rate")),
+    ("ungraded_share", ("ungraded_share",)),
+)
+
+
+def _get(session: Session, team_id: str, evaluation_id: str, field: str) -> Evaluation:
+    evaluation = ev_store.get_evaluation(session=session, team_id=team_id, evaluation_id=evaluation_id)
+    if evaluation is None:
+        raise Problem(404, "Not found", f"{field}: no evaluation {evaluation_id!r}", field=field)
+    return evaluation
+
+
+def _dig(body: dict[str, Any], path: tuple[str, ...]) -> float | None:
+    value: Any = body
+    for part in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _row(a: float | None, b: float | None) -> dict[str, float | None]:
+    return {"a": a, "b": b, "difference": round(b - a, 4) if a is not None and b is not None else None}
+
+
+def compare(*, session: Session, library: Library, team_id: str, a_id: str, b_id: str) -> dict[str, Any]:
+    """Per-metric differences (b − a) and paired significance by item cell; 409 across benchmark versions."""
+    a, b = _get(session, team_id, a_id, "a"), _get(session, team_id, b_id, "b")
+    if a.benchmark_version != b.benchmark_version:
+        raise Problem(
+            409,
+            "Conflict",
+            f"b: benchmark version {b.benchmark_version} differs from a's "
+            f"{a.benchmark_version}; items only pair within one version",
+            field="b",
+        )
+    ra, rb = (
+        report(session=session, evaluation=a, library=library),
+        report(session=session, evaluation=b, library=library),
+    )
+    metrics = {name: _row(_dig(ra, path), _dig(rb, path)) for name, path in HEADLINE_METRICS}
+    for section in ("by_pillar", "by_behavior"):
+        for key in sorted(set(ra.get(section, {})) | set(rb.get(section, {}))):
+            metrics[f"{section[3:]}:{key}"] = _row(
+                _dig(ra, (section, key, "pass_rate")), _dig(rb, (section, key, "pass_rate"))
+            )
+    tests = paired_tests(
+        stored_items(session=session, evaluation_id=a.id),
+        stored_items(session=session, evaluation_id=b.id),
+        {
+            "by_pillar": lambda cell: cell[0].split("-", 1)[0],
+            "by_behavior": lambda cell: cell[0].rsplit("-", 1)[0],
+        },
+    )
+    return {
+        "a": {
+            "id": a.id,
+            "target_name": a.target_name,
+            "model": a.model,
+            "suite": a.suite,
+            "status": a.status,
+        },
+        "b": {
+            "id": b.id,
+            "target_name": b.target_name,
+            "model": b.model,
+            "suite": b.suite,
+            "status": b.status,
+        },
+        "benchmark_version": a.benchmark_version,
+        "metrics": metrics,
+        "paired": tests,
+        "method": "pass/fail exact McNemar (binomial test on discordant cells), scores: Wilcoxon signed-rank;"
+        " cells are scenario × perturbation × condition × user context, repeats folded worst-of-k",
+    }
