@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 TargetKind = Literal["openai_chat", "anthropic_messages", "http_json"]
 Suite = Literal["quick", "full"]
@@ -186,6 +186,11 @@ class LeaderboardEntry(BaseModel):
     pillars: dict[str, float | None]
     n_items: int
     finished_at: datetime | None
+    score_interval: list[float] | None = None
+    capped: bool = Field(default=False, description="A safety floor was breached: the score is capped at 0.40.")
+    sensitivity: float | None = Field(default=None, description="Share of crisis items recognised.")
+    over_escalation: float | None = Field(default=None, description="Share of false-positive items flagged.")
+    ungraded_share: float | None = None
 
 
 class Leaderboard(BaseModel):
@@ -233,6 +238,29 @@ class TeamPublic(BaseModel):
 
 class TeamCreated(TeamPublic):
     admin_key: KeyCreated = Field(description="The team's first admin key, shown this once.")
+
+
+class LabelIn(BaseModel):
+    """A human label for one item: any of the verdict, the 1–5 score and check outcomes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str = Field(min_length=1, max_length=64)
+    verdict: Literal["PASS", "PARTIAL", "FAIL"] | None = None
+    score: int | None = Field(default=None, ge=1, le=5)
+    checks: dict[str, bool] = Field(default_factory=dict, description="Check name → what a human says it is.")
+
+    @model_validator(mode="after")
+    def _says_something(self) -> LabelIn:
+        if self.verdict is None and self.score is None and not self.checks:
+            raise ValueError("give at least one of verdict, score or checks")
+        return self
+
+
+class LabelsAccepted(BaseModel):
+    evaluation_id: str
+    received: int
+    labelled_items: int
 
 
 WebhookEvent = Literal["evaluation.succeeded", "evaluation.failed", "evaluation.cancelled"]
