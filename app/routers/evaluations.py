@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request, Response
 
-from app.deps import CurrentKey, LibraryDep, QueueDep, SessionDep, SettingsDep
+from app.deps import CurrentKey, LibraryDep, QueueDep, SecretsDep, SessionDep, SettingsDep
 from app.http_cache import PRIVATE_CACHE, conditional_json, json_bytes
 from app.problems import Problem
 from app.schemas import EvaluationAccepted, EvaluationCreate, EvaluationPage, EvaluationPublic, ResultsPage
@@ -28,11 +28,12 @@ def _get(session: SessionDep, team_id: str, evaluation_id: str) -> Evaluation:
 @router.post("", status_code=202, response_model=EvaluationAccepted)
 async def start_evaluation(
     body: EvaluationCreate, key: CurrentKey, session: SessionDep, settings: SettingsDep, library: LibraryDep,
-    queue: QueueDep, response: Response,
+    queue: QueueDep, secrets: SecretsDep, response: Response,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=200)] = None,
 ) -> EvaluationAccepted:
     evaluation, created = create_evaluation(session=session, settings=settings, library=library,
-                                            team_id=key.team_id, body=body, idempotency_key=idempotency_key)
+                                            team_id=key.team_id, body=body, idempotency_key=idempotency_key,
+                                            secrets=secrets)
     session.commit()
     if created:
         await queue.enqueue_shards(evaluation.id, evaluation.shards)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
@@ -11,9 +12,12 @@ from sqlmodel import Session
 from app.benchmark.items import count_suite
 from app.benchmark.loader import Library
 from app.config import Settings
+from app.net.ssrf import Allowlist
 from app.problems import Problem
-from app.schemas import EvaluationCreate, EvaluationPublic, Progress
+from app.schemas import EvaluationCreate, EvaluationPublic, JudgeCreate, Progress
 from app.security.limits import check_active_evaluations, check_matrix_size
+from app.security.secrets import SecretBox, secret_box_for
+from app.security.urls import UnsafeURLError, check_endpoint_url
 from app.store import evaluations as ev_store
 from app.store import targets as target_store
 from app.store.models import Evaluation
@@ -23,8 +27,26 @@ def _request_hash(body: EvaluationCreate) -> str:
     return hashlib.sha256(body.model_dump_json().encode()).hexdigest()
 
 
+def _judge_fields(settings: Settings, secrets: SecretBox | None,
+                  judge: JudgeCreate | None) -> dict[str, Any]:
+    """An evaluation's own judge: URL checked like a target's, key sealed; the clear part holds no secret."""
+    if judge is None:
+        return {}
+    try:
+        check_endpoint_url(judge.base_url, Allowlist.parse(settings.target_allowlist),
+                           dns_timeout_s=settings.dns_timeout_s)
+    except UnsafeURLError as exc:
+        detail = f"judge.base_url: refused: {exc.reason}"
+        raise Problem(422, "Invalid request", detail, field="judge.base_url") from None
+    box = secrets or secret_box_for(settings)
+    config = {"base_url": judge.base_url.rstrip("/"), "model": judge.model, "samples": judge.samples}
+    return {"judge_config": config,
+            "judge_api_key_secret": box.encrypt(judge.api_key) if judge.api_key else None}
+
+
 def create_evaluation(*, session: Session, settings: Settings, library: Library, team_id: str,
-                      body: EvaluationCreate, idempotency_key: str | None) -> tuple[Evaluation, bool]:
+                      body: EvaluationCreate, idempotency_key: str | None,
+                      secrets: SecretBox | None = None) -> tuple[Evaluation, bool]:
     """Returns (evaluation, created). A repeated Idempotency-Key with the same body returns the first one."""
     if idempotency_key:
         existing = ev_store.find_by_idempotency_key(session=session, team_id=team_id, key=idempotency_key)
@@ -43,12 +65,13 @@ def create_evaluation(*, session: Session, settings: Settings, library: Library,
     total = count_suite(library, body.suite, body.repeats)
     check_matrix_size(total, body.repeats, settings)
     check_active_evaluations(session=session, team_id=team_id, settings=settings)
+    judge = _judge_fields(settings, secrets, body.judge)
     evaluation = Evaluation(
         team_id=team_id, target_id=target.id, target_name=target.name, model=target.model, suite=body.suite,
         repeats=body.repeats, visibility=body.visibility, share_transcripts=body.share_transcripts,
         benchmark_version=library.version, total=total,
         shards=max(1, math.ceil(total / settings.shard_size)), idempotency_key=idempotency_key,
-        request_hash=_request_hash(body),
+        request_hash=_request_hash(body), **judge,
     )
     session.add(evaluation)
     try:
