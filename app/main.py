@@ -15,7 +15,7 @@ from app.problems import install_problem_handlers
 from app.queue.arq_queue import ArqQueue
 from app.queue.base import JobQueue
 from app.queue.inprocess import InProcessQueue
-from app.routers import evaluations, keys, public, targets, teams
+from app.routers import compare, evaluations, keys, labels, public, targets, teams
 from app.routers import events as events_router
 from app.routers import grade as grade_router
 from app.routers import webhooks as webhooks_router
@@ -90,4 +90,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(grade_router.router)
     app.include_router(events_router.router)
     app.include_router(webhooks_router.router)
+    app.include_router(compare.router)
+    app.include_router(labels.router)
     return app
