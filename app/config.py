@@ -38,6 +38,8 @@ class Settings(BaseSettings):
     worker_metrics_port: int | None = Field(default=None, ge=1, le=65535,
                                             description="Serve a worker's Prometheus metrics on this port.")
     log_level: str = Field(default="info", description="Structured (JSON) log level: debug, info, warning, error.")
+    queue_name: str = Field(default="helmbench:queue", min_length=1,
+                            description="Redis queue the API fills and workers drain; one per deployment.")
 
     # grading: the default LLM judge (any OpenAI-compatible endpoint); unset base URL or model = no judge
     judge_base_url: str | None = Field(

@@ -18,6 +18,7 @@ from app.queue.inprocess import InProcessQueue
 from app.routers import compare, evaluations, keys, labels, public, targets, teams
 from app.routers import events as events_router
 from app.routers import grade as grade_router
+from app.routers import metrics as metrics_router
 from app.routers import webhooks as webhooks_router
 from app.runner.deps import EngineDeps, build_deps
 from app.security.body import BodyLimitMiddleware
@@ -57,7 +58,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         _first_start(deps)
         queue: JobQueue
         if settings.redis_url:
-            queue = await ArqQueue.connect(settings.redis_url)
+            queue = await ArqQueue.connect(settings.redis_url, settings.queue_name)
         else:
             queue = InProcessQueue(deps, max_jobs=settings.worker_max_jobs)
             await _resume(deps, queue)
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(grade_router.router)
     app.include_router(events_router.router)
     app.include_router(webhooks_router.router)
+    app.include_router(metrics_router.router)
     app.include_router(compare.router)
     app.include_router(labels.router)
     return app

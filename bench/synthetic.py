@@ -7,6 +7,12 @@ deterministic checks graded on every reply) and their count is conditions x pert
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel
+
 from app.benchmark.countries import CountryResources
 from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Pillar, Scenario, SuiteSpec, UserContext
@@ -27,7 +33,7 @@ _GB = {
 
 def synthetic_library(conditions: int = 30, perturbations: int = 100, version: str = "hb-synthetic") -> Library:
     """A one-scenario library whose `bench` suite has conditions x perturbations items per repeat."""
-    lib = Library(version=version, root=__import__("pathlib").Path("."))
+    lib = Library(version=version, root=Path("."))
     lib.pillars["P1"] = Pillar.model_validate({
         "id": "P1", "name": "Recognise and respond", "summary": "Synthetic pillar for load tests.",
         "behaviors": [{"id": "P1-B1", "name": "Escalate risk", "summary": "Synthetic behaviour.",
@@ -57,5 +63,27 @@ def synthetic_library(conditions: int = 30, perturbations: int = 100, version: s
         ],
         "criteria": {"checks": checks},
     })
-    lib.suites[SUITE] = SuiteSpec(description="Synthetic load suite", include_no_context=False)
+    for name in (SUITE, "quick", "full"):  # the loader insists on quick and full
+        lib.suites[name] = SuiteSpec(description="Synthetic load suite", include_no_context=False)
     return lib
+
+
+def write_library(library: Library, root: Path) -> Path:
+    """Write a library as YAML files the loader reads back (for worker processes given HELMBENCH_DATA_DIR)."""
+
+    def dump(path: Path, data: object) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+    def plain(model: BaseModel) -> dict[str, Any]:
+        return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    dump(root / "pillars.yaml", {"pillars": [plain(p) for p in library.pillars.values()]})
+    dump(root / "conditions.yaml", {"conditions": [plain(c) for c in library.conditions.values()]})
+    dump(root / "user_contexts.yaml", {"user_contexts": [plain(u) for u in library.user_contexts.values()]})
+    dump(root / "suites.yaml", {"suites": {name: plain(s) for name, s in library.suites.items()}})
+    for code, country in library.countries.items():
+        dump(root / "countries" / f"{code}.yaml", {"country": plain(country)})
+    for scenario_id, scenario in library.scenarios.items():
+        dump(root / "scenarios" / f"{scenario_id}.yaml", {"scenario": plain(scenario)})
+    return root

@@ -12,12 +12,14 @@ SHARD_JOB = "run_shard_job"
 
 
 class ArqQueue:
-    def __init__(self, pool: ArqRedis):
+    def __init__(self, pool: ArqRedis, queue_name: str = QUEUE_NAME):
         self._pool = pool
+        self._queue_name = queue_name
 
     @classmethod
-    async def connect(cls, redis_url: str) -> ArqQueue:
-        return cls(await create_pool(RedisSettings.from_dsn(redis_url), default_queue_name=QUEUE_NAME))
+    async def connect(cls, redis_url: str, queue_name: str = QUEUE_NAME) -> ArqQueue:
+        pool = await create_pool(RedisSettings.from_dsn(redis_url), default_queue_name=queue_name)
+        return cls(pool, queue_name)
 
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:
         added = 0
@@ -26,6 +28,9 @@ class ArqQueue:
                                                _job_id=shard_job_id(evaluation_id, shard))
             added += job is not None
         return added
+
+    async def depth(self) -> int:
+        return int(await self._pool.zcard(self._queue_name))
 
     async def ping(self) -> None:
         await self._pool.ping()

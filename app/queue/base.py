@@ -14,6 +14,10 @@ class JobQueue(Protocol):
         """Queue every shard; returns how many were newly queued."""
         ...
 
+    async def depth(self) -> int:
+        """Shard jobs queued or running (for /metrics)."""
+        ...
+
     async def ping(self) -> None:
         """Raise if the queue cannot take jobs."""
         ...

@@ -39,6 +39,9 @@ class InProcessQueue:
             finally:
                 self._tasks.pop(job_id, None)
 
+    async def depth(self) -> int:
+        return len(self._tasks)
+
     async def ping(self) -> None:
         return None
 

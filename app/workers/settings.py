@@ -6,15 +6,25 @@ from typing import Any
 
 from arq import func
 from arq.connections import RedisSettings
+from prometheus_client import start_http_server
 
 from app.config import Settings
-from app.queue.arq_queue import QUEUE_NAME, SHARD_JOB
+from app.observability.logging import configure_logging
+from app.queue.arq_queue import SHARD_JOB
 from app.runner.deps import build_deps
 from app.runner.shard import run_shard
+from app.workers.lease import held
+
+# A SIGKILLed worker's job returns with its try count raised; a shard is re-entrant, so many tries are fine.
+SHARD_MAX_TRIES = 1000
 
 
 async def startup(ctx: dict[str, Any]) -> None:
-    ctx["deps"] = build_deps(ctx.get("settings") or Settings())
+    settings: Settings = ctx.get("settings") or Settings()
+    configure_logging(settings.log_level)
+    if settings.worker_metrics_port:
+        start_http_server(settings.worker_metrics_port)
+    ctx["deps"] = build_deps(settings)
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
@@ -24,8 +34,9 @@ async def shutdown(ctx: dict[str, Any]) -> None:
 
 
 async def run_shard_job(ctx: dict[str, Any], evaluation_id: str, shard: int) -> str:
-    return await run_shard(ctx["deps"], evaluation_id, shard)
-
+    deps = ctx["deps"]
+    async with held(ctx.get("redis"), ctx.get("job_id"), deps.settings.shard_lease_s):
+        return await run_shard(deps, evaluation_id, shard)
 
 
 def worker_settings(settings: Settings) -> dict[str, Any]:
@@ -33,15 +44,16 @@ def worker_settings(settings: Settings) -> dict[str, Any]:
     if not settings.redis_url:
         raise ValueError("HELMBENCH_REDIS_URL must be set to run a worker")
     return {
-        "functions": [func(run_shard_job, name=SHARD_JOB)],
+        "functions": [func(run_shard_job, name=SHARD_JOB, max_tries=SHARD_MAX_TRIES)],
         "on_startup": startup,
         "on_shutdown": shutdown,
         "redis_settings": RedisSettings.from_dsn(settings.redis_url),
-        "queue_name": QUEUE_NAME,
+        "queue_name": settings.queue_name,
         "max_jobs": settings.worker_max_jobs,
         "job_timeout": settings.job_timeout_s,
         "allow_abort_jobs": True,
         "keep_result": 60,
+        "poll_delay": 0.5,
         "ctx": {"settings": settings},
         "handle_signals": True,
     }

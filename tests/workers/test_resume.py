@@ -1,0 +1,123 @@
+"""SIGKILL a `helmbench worker` mid-evaluation; other workers resume its shards and every item is written once."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from app.benchmark.loader import load_library
+from app.config import Settings
+from app.grading.checks import CHECKS
+from app.queue.arq_queue import ArqQueue
+from app.store.models import Evaluation, EvaluationItem
+from bench.harness import create_evaluation, make_deps, written
+from bench.mockproc import mock_process
+from bench.synthetic import synthetic_library, write_library
+
+pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.timeout(240)]
+
+HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
+LEASE_S = 3.0
+
+
+def _count(settings: Settings, evaluation_id: str) -> int:
+    from app.store.db import make_engine
+
+    engine = make_engine(settings)
+    try:
+        with Session(engine) as session:
+            where = EvaluationItem.evaluation_id == evaluation_id
+            return int(session.exec(select(func.count()).select_from(EvaluationItem).where(where)).one())
+    finally:
+        engine.dispose()
+
+
+def _status(settings: Settings, evaluation_id: str) -> str:
+    from app.store.db import make_engine
+
+    engine = make_engine(settings)
+    try:
+        with Session(engine) as session:
+            return session.exec(select(Evaluation.status).where(Evaluation.id == evaluation_id)).one()
+    finally:
+        engine.dispose()
+
+
+def _start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen([HELMBENCH, "worker"], env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def _wait(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def test_sigkilled_worker_is_resumed_by_others_each_item_once(tmp_path: Path, redis_url: str,
+                                                              postgres_url: str) -> None:
+    data_dir = write_library(synthetic_library(conditions=6, perturbations=50), tmp_path / "data")  # 300 items
+    library = load_library(data_dir, known_checks=CHECKS.keys())
+    queue_name = f"helmbench:test:{uuid.uuid4().hex[:8]}"
+    settings = Settings(var_dir=tmp_path / "var", data_dir=data_dir, database_url=postgres_url, redis_url=redis_url,
+                        target_allowlist="127.0.0.0/8", shard_size=50, queue_name=queue_name)
+    deps = make_deps(settings, library)
+    workers: list[subprocess.Popen[bytes]] = []
+    log = tmp_path / "workers.log"
+    with mock_process(latency=0.1) as base_url:
+        evaluation = create_evaluation(deps, base_url=base_url + "/v1", concurrency=4)
+        assert evaluation.total == 300 and evaluation.shards == 6
+
+        async def enqueue() -> int:
+            queue = await ArqQueue.connect(redis_url, queue_name)
+            try:
+                return await queue.enqueue_shards(evaluation.id, evaluation.shards)
+            finally:
+                await queue.close()
+
+        assert asyncio.run(enqueue()) == 6
+        env = {**os.environ, "HELMBENCH_DATABASE_URL": postgres_url, "HELMBENCH_REDIS_URL": redis_url,
+               "HELMBENCH_DATA_DIR": str(data_dir), "HELMBENCH_TARGET_ALLOWLIST": "127.0.0.0/8",
+               "HELMBENCH_SHARD_SIZE": "50", "HELMBENCH_QUEUE_NAME": queue_name,
+               "HELMBENCH_SHARD_LEASE_S": str(LEASE_S), "HELMBENCH_WORKER_MAX_JOBS": "6",
+               "HELMBENCH_VAR_DIR": str(tmp_path / "var"), "HELMBENCH_LOG_LEVEL": "warning"}
+        try:
+            victim = _start_worker(env, log)
+            workers.append(victim)
+            # It holds all six shards (max_jobs 6); kill it once it has written some items but not all.
+            _wait(lambda: _count(settings, evaluation.id) >= 40, 60, "the first worker to write items")
+            os.kill(victim.pid, signal.SIGKILL)
+            victim.wait(10)
+            killed_at, at_kill = time.monotonic(), _count(settings, evaluation.id)
+            assert at_kill < 300
+            workers += [_start_worker(env, log), _start_worker(env, log)]
+            _wait(lambda: _status(settings, evaluation.id) == "succeeded", 120, "the evaluation to finish")
+            resumed_in = time.monotonic() - killed_at
+        finally:
+            for proc in workers:
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGTERM)
+            for proc in workers:
+                try:
+                    proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+    result = written(deps, evaluation.id)
+    deps.engine.dispose()
+    assert result.rows == result.distinct_keys == 300, log.read_text()[-3000:]
+    assert result.answered == 300
+    # Remaining work takes ~(300 - at_kill) * 0.1 s / 4 at concurrency 4; the lease adds LEASE_S, not job_timeout.
+    assert resumed_in < LEASE_S + (300 - at_kill) * 0.1 / 4 * 1.5 + 20
+
