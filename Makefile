@@ -21,6 +21,7 @@ run: install
 	HELMBENCH_TARGET_ALLOWLIST=$${HELMBENCH_TARGET_ALLOWLIST-127.0.0.0/8,::1,localhost} $(BIN)/helmbench serve --host 127.0.0.1 --port 8000
 
 test: install
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: install

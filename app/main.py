@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 from app.config import Settings
 from app.deps import AppState
 from app.http_cache import BodyCache, PublicCORSMiddleware
+from app.pages.router import router as pages_router
 from app.problems import install_problem_handlers
 from app.queue.arq_queue import ArqQueue
 from app.queue.base import JobQueue
@@ -94,4 +95,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(metrics_router.router)
     app.include_router(compare.router)
     app.include_router(labels.router)
+    app.include_router(pages_router)
     return app

@@ -1,0 +1,1 @@
+"""Server-rendered HTML pages: the leaderboard and evaluation reports, usable without JavaScript."""

@@ -1,0 +1,147 @@
+"""The pages as plain HTML over HTTP: content, filters, sorting, privacy of reports and of transcripts."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import httpx
+import pytest
+
+from tests.pages.conftest import Site
+
+pytestmark = pytest.mark.timeout(600)  # the session fixture starts servers and runs two evaluations
+
+
+class _Rows(HTMLParser):
+    """Collects the leaderboard's body rows as lists of cell texts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self._in_body = False
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tbody":
+            self._in_body = True
+        elif self._in_body and tag == "tr":
+            self.rows.append([])
+        elif self._in_body and tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tbody":
+            self._in_body = False
+        elif tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def rows(html: str) -> list[list[str]]:
+    parser = _Rows()
+    parser.feed(html)
+    return parser.rows
+
+
+def names(board: list[list[str]]) -> list[str]:
+    return [" ".join(r[1].split()[:2]) for r in board]
+
+
+def percent(cell: str) -> int:
+    """The rate printed first in a cell ('43% 32–55%' → 43)."""
+    return int(cell.split("%")[0])
+
+
+def api_report(site: Site, evaluation_id: str) -> dict:
+    headers = {"Authorization": f"Bearer {site.key}"}
+    return httpx.get(f"{site.base}/v1/evaluations/{evaluation_id}/report", headers=headers).json()
+
+
+def test_leaderboard_ranks_as_the_api_does_with_intervals(site: Site) -> None:
+    page = httpx.get(f"{site.base}/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    board = rows(page.text)
+    entries = httpx.get(f"{site.base}/v1/leaderboard").json()["entries"]
+    assert names(board) == [e["target_name"] for e in entries]
+    assert [r[0] for r in board] == ["1", "2"]
+    assert len(board[0]) == 10  # rank, model, score, pass rate, four pillars, items, finished
+    for row, entry in zip(board, entries, strict=True):
+        assert row[2].startswith(f"{entry['score']:.2f}")
+        assert re.fullmatch(r"\d+% \d+–\d+%", row[3]) and percent(row[3]) == round(entry["pass_rate"] * 100)
+
+
+def test_sorting_orders_rows_by_the_column_both_ways(site: Site) -> None:
+    for order in ("asc", "desc"):
+        page = httpx.get(f"{site.base}/", params={"sort": "pass_rate", "order": order}).text
+        rates = [percent(r[3]) for r in rows(page)]
+        assert rates == sorted(rates, reverse=order == "desc")
+        assert f'aria-sort="{order}ending"' in page
+    by_name = rows(httpx.get(f"{site.base}/", params={"sort": "model", "order": "desc"}).text)
+    assert names(by_name) == ["Toy bot", "Careless bot"]
+    assert {r[0] for r in by_name} == {"1", "2"}  # the rank stays the score rank
+
+
+def test_an_unknown_sort_is_a_problem_naming_the_field(site: Site) -> None:
+    response = httpx.get(f"{site.base}/", params={"sort": "pillar:P9"})
+    assert response.status_code == 422 and response.json()["field"] == "sort"
+
+
+def test_filtering_by_country_recomputes_the_rows_from_the_items(site: Site) -> None:
+    whole = {names([r])[0]: r for r in rows(httpx.get(f"{site.base}/").text)}
+    page = httpx.get(f"{site.base}/", params={"country": "AU", "condition": ""})
+    sliced = {names([r])[0]: r for r in rows(page.text)}
+    assert "Showing the slice" in page.text and '<option value="AU" selected>' in page.text
+    assert set(sliced) == set(whole) == {"Toy bot", "Careless bot"}
+    for name, evaluation_id in (("Toy bot", site.careful_id), ("Careless bot", site.careless_id)):
+        australia = api_report(site, evaluation_id)["by_country"]["AU"]
+        assert int(sliced[name][-2]) == australia["n_items"] < int(whole[name][-2])
+        assert percent(sliced[name][3]) == round(australia["pass_rate"] * 100)
+
+
+def test_a_version_with_no_evaluations_shows_an_empty_board(site: Site) -> None:
+    page = httpx.get(f"{site.base}/", params={"version": "hb-000000000000"})
+    assert "No public evaluation has finished" in page.text
+
+
+def test_report_shows_charts_tables_and_shared_transcripts(site: Site) -> None:
+    page = httpx.get(f"{site.base}/evaluations/{site.careful_id}")
+    assert page.status_code == 200
+    html = page.text
+    assert html.count('<svg class="chart" role="img"') == 2 and '<title id="chart-pillars-title">' in html
+    for heading in (
+        "Pass rate by pillar",
+        "Persona robustness",
+        "Crisis resources by the user",
+        "Crisis categories",
+        "Failing items",
+    ):
+        assert heading in html
+    assert "suicidal ideation" in html
+    assert '<div class="msg reply">' in html  # the owner shared transcripts
+
+
+def test_report_hides_transcripts_the_owner_did_not_share(site: Site) -> None:
+    html = httpx.get(f"{site.base}/evaluations/{site.careless_id}").text
+    assert '<details class="item">' in html and "Why the grader marked it FAIL" in html
+    assert '<div class="msg reply">' not in html and "has not shared transcripts" in html
+    owner = httpx.get(
+        f"{site.base}/evaluations/{site.careless_id}", headers={"Authorization": f"Bearer {site.key}"}
+    ).text
+    assert '<div class="msg reply">' in owner  # the owning team sees its own transcripts
+
+
+def test_private_and_unknown_reports_are_not_found_to_the_public(site: Site) -> None:
+    api = httpx.Client(base_url=site.base, headers={"Authorization": f"Bearer {site.key}"}, timeout=10)
+    target_id = api.get("/v1/evaluations").json()["items"][0]["target_id"]
+    private = api.post("/v1/evaluations", json={"target_id": target_id, "suite": "quick"}).json()["id"]
+    assert httpx.get(f"{site.base}/evaluations/{private}").status_code == 404
+    assert api.get(f"/evaluations/{private}").status_code == 200
+    assert httpx.get(f"{site.base}/evaluations/ev_nothing").status_code == 404
+    api.post(f"/v1/evaluations/{private}/cancel")
+    wrong = httpx.get(f"{site.base}/evaluations/{private}", headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401
