@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from app.cli import client
 from app.cli.data import data_app
 from app.cli.grade import grade
 from app.cli.keys import keys_app
@@ -17,6 +18,8 @@ app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
 app.add_typer(secrets_app, name="secrets")
 app.add_typer(data_app, name="data")
+for _command in (client.submit, client.watch, client.report, client.compare, client.export):
+    app.command()(_command)  # the API client: helmbench submit/watch/report/compare/export
 app.command("grade")(grade)
 
 

@@ -1,0 +1,428 @@
+"""`helmbench submit/watch/report/compare/export`: the API from a terminal or a release pipeline.
+
+Each command is one or two API calls and a rendering; the server URL and key come from --url/--key or
+HELMBENCH_URL/HELMBENCH_KEY (through Settings). Any failure is one line on stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+import yaml
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from app.config import Settings
+
+TERMINAL = ("succeeded", "failed", "cancelled")
+SECTIONS = ("by_pillar", "by_condition", "by_country", "by_crisis_category")
+
+UrlOpt = Annotated[str | None, typer.Option("--url", help="Server URL (default: HELMBENCH_URL, else http://127.0.0.1:8000).")]
+KeyOpt = Annotated[
+    str | None, typer.Option("--key", help="API key (default: HELMBENCH_KEY).", show_default=False)
+]
+
+
+class CliError(Exception):
+    """One line for the user; the command exits 1."""
+
+
+class Api:
+    """A thin client: JSON in and out, problem+json turned into one readable line."""
+
+    def __init__(self, url: str | None, key: str | None, timeout: float = 30.0) -> None:
+        settings = Settings()
+        self.base = (url or settings.url).rstrip("/")
+        key = key or settings.key
+        if not key:
+            raise CliError("no API key: pass --key or set HELMBENCH_KEY")
+        self.http = httpx.Client(
+            base_url=self.base, headers={"Authorization": f"Bearer {key}"}, timeout=timeout
+        )
+
+    def request(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = self.http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise CliError(f"cannot reach {self.base}: {exc}") from None
+        check(response)
+        return response.json() if response.content else None
+
+    def get(self, path: str, **kwargs: Any) -> Any:
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> Any:
+        return self.request("POST", path, **kwargs)
+
+
+def check(response: httpx.Response) -> None:
+    """Raise CliError naming the status, the problem's detail and the field at fault."""
+    if response.is_success:
+        return
+    try:
+        problem = response.json()
+    except ValueError:
+        problem = {}
+    detail = problem.get("detail") or response.reason_phrase
+    field = f" [{problem['field']}]" if problem.get("field") else ""
+    raise CliError(f"{response.status_code} {problem.get('title', 'error')}: {detail}{field}")
+
+
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    try:
+        yield
+    except CliError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+def read_target_file(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A YAML or JSON file: {target: {...}, evaluation: {...}}, or just the target's fields."""
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise CliError(f"cannot read {path}: {exc}") from None
+    if not isinstance(doc, dict):
+        raise CliError(f"{path}: expected a mapping with the target's fields")
+    if "target" in doc:
+        return dict(doc["target"] or {}), dict(doc.get("evaluation") or {})
+    return doc, {}
+
+
+def find_or_create_target(api: Api, spec: dict[str, Any]) -> str:
+    """Reuse the team's target with the same name, URL and model; otherwise register it."""
+    for target in api.get("/v1/targets"):
+        if (target["name"], target["base_url"].rstrip("/"), target["model"]) == (
+            spec.get("name"),
+            str(spec.get("base_url", "")).rstrip("/"),
+            spec.get("model"),
+        ):
+            return target["id"]
+    return api.post("/v1/targets", json=spec)["id"]
+
+
+def submit(
+    url: UrlOpt = None,
+    key: KeyOpt = None,
+    target_id: Annotated[str | None, typer.Option(help="An existing target.")] = None,
+    target_file: Annotated[
+        Path | None, typer.Option(help="YAML/JSON: {target: {...}, evaluation: {...}}.")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Target name (with --base-url and --model).")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Target base URL, e.g. https://api.example.com/v1.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Target model name.")] = None,
+    api_key: Annotated[str | None, typer.Option(help="Target API key (stored encrypted).")] = None,
+    suite: Annotated[str | None, typer.Option(help="quick or full (default: quick).")] = None,
+    repeats: Annotated[int | None, typer.Option(help="Repeats per item (default: 1).")] = None,
+    public: Annotated[bool, typer.Option("--public", help="Publish the result on the leaderboard.")] = False,
+    idempotency_key: Annotated[
+        str | None, typer.Option(help="Send again safely: same key, same evaluation.")
+    ] = None,
+) -> None:
+    """Start an evaluation (registering the target if needed) and print its id."""
+    with one_line_errors():
+        api = Api(url, key)
+        spec, options = read_target_file(target_file) if target_file else ({}, {})
+        spec.update(
+            {
+                k: v
+                for k, v in {"name": name, "base_url": base_url, "model": model, "api_key": api_key}.items()
+                if v is not None
+            }
+        )
+        if target_id is None:
+            missing = [f for f in ("name", "base_url", "model") if not spec.get(f)]
+            if missing:
+                raise CliError(f"--{missing[0].replace('_', '-')} is required without --target-id")
+            target_id = find_or_create_target(api, spec)
+        body = {"target_id": target_id, **options}
+        body.update({k: v for k, v in {"suite": suite, "repeats": repeats}.items() if v is not None})
+        if public:
+            body["visibility"] = "public"
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        typer.echo(api.post("/v1/evaluations", json=body, headers=headers)["id"])
+
+
+def sse_states(api: Api, evaluation_id: str) -> Iterator[dict[str, Any]]:
+    """States from /events; a dropped connection resumes with Last-Event-ID; ends after the `end` event."""
+    last_id: str | None = None
+    for _ in range(30):
+        headers = {"Last-Event-ID": last_id} if last_id is not None else {}
+        try:
+            with api.http.stream(
+                "GET",
+                f"/v1/evaluations/{evaluation_id}/events",
+                headers=headers,
+                timeout=httpx.Timeout(30.0, read=60.0),
+            ) as response:
+                if not response.is_success:
+                    response.read()
+                    check(response)
+                event: dict[str, str] = {}
+                for line in response.iter_lines():
+                    if line and not line.startswith(":"):
+                        name, _, value = line.partition(":")
+                        event[name] = value.removeprefix(" ")
+                        continue
+                    if "data" in event:
+                        last_id = event.get("id", last_id)
+                        yield json.loads(event["data"])
+                        if event.get("event") == "end":
+                            return
+                    event = {}
+        except httpx.HTTPError:
+            time.sleep(1.0)
+    raise CliError("the progress stream kept dropping; try --poll")
+
+
+def polled_states(api: Api, evaluation_id: str, interval: float) -> Iterator[dict[str, Any]]:
+    """States from the status endpoint, for servers or proxies without streaming."""
+    while True:
+        body = api.get(f"/v1/evaluations/{evaluation_id}")
+        progress = body["progress"]
+        yield {
+            "status": body["status"],
+            "total": progress["total"],
+            "done": progress["done"],
+            "failed": progress["failed"],
+            "pass_rate": None,
+            "graded": None,
+            "errors_by_class": {},
+        }
+        if body["status"] in TERMINAL:
+            return
+        time.sleep(interval)
+
+
+def pct(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:.1f}%"
+
+
+def watch(
+    evaluation_id: str,
+    url: UrlOpt = None,
+    key: KeyOpt = None,
+    poll: Annotated[
+        bool, typer.Option("--poll", help="Poll the status instead of streaming events.")
+    ] = False,
+    interval: Annotated[float, typer.Option(help="Seconds between polls with --poll.")] = 1.0,
+) -> None:
+    """Show a progress bar with ETA and running pass rate until the end; exit 1 unless it succeeded."""
+    console = Console()
+    with one_line_errors():
+        api = Api(url, key)
+        states = polled_states(api, evaluation_id, interval) if poll else sse_states(api, evaluation_id)
+        state: dict[str, Any] = {}
+        columns = (
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("pass {task.fields[pass_rate]}"),
+            TextColumn("errors {task.fields[errors]}"),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=console, transient=False) as bar:
+            task = bar.add_task(evaluation_id, total=None, pass_rate="–", errors=0)
+            for state in states:
+                bar.update(
+                    task,
+                    total=state["total"] or None,
+                    completed=state["done"],
+                    pass_rate=pct(state.get("pass_rate")),
+                    errors=state["failed"],
+                    description=f"{evaluation_id} {state['status']}",
+                )
+        errors = ", ".join(f"{k} {n}" for k, n in sorted(state.get("errors_by_class", {}).items())) or "none"
+        console.print(
+            f"{evaluation_id} {state.get('status')}: {state.get('done')}/{state.get('total')} items, "
+            f"pass rate {pct(state.get('pass_rate'))}, errors: {errors}"
+        )
+    if state.get("status") != "succeeded":
+        raise typer.Exit(1)
+
+
+def interval_text(row: dict[str, Any]) -> str:
+    lo_hi = row.get("interval")
+    return f"{lo_hi[0] * 100:.0f}–{lo_hi[1] * 100:.0f}%" if lo_hi else "–"
+
+
+def mean_of(row: dict[str, Any]) -> float | None:
+    """The mean 1–5 score of a group, whether the report gives it bare or with its interval."""
+    value = row.get("mean_score")
+    return value.get("mean") if isinstance(value, dict) else value
+
+
+def section_table(title: str, rows: dict[str, dict[str, Any]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in ("group", "graded", "passed", "pass rate", "95% interval", "mean score"):
+        table.add_column(column, justify="left" if column == "group" else "right")
+    for group, row in rows.items():
+        mean = mean_of(row)
+        table.add_row(
+            group,
+            str(row.get("n", "–")),
+            str(row.get("passed", "–")),
+            pct(row.get("pass_rate")),
+            interval_text(row),
+            "–" if mean is None else f"{mean:.2f}",
+        )
+    return table
+
+
+def report(
+    evaluation_id: str,
+    url: UrlOpt = None,
+    key: KeyOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Print an evaluation's report as tables: overall, pillars, conditions, countries, crisis categories."""
+    with one_line_errors():
+        body = Api(url, key).get(f"/v1/evaluations/{evaluation_id}/report")
+    if as_json:
+        typer.echo(json.dumps(body, indent=2))
+        return
+    console = Console()
+    overall = body.get("overall", {})
+    headline = body.get("headline", {}).get("score")
+    console.print(
+        f"[bold]{evaluation_id}[/] {body.get('status')} · {body.get('n_items', 0)} items · "
+        f"headline score {'–' if headline is None else f'{headline:.3f}'} · pass rate "
+        f"{pct(overall.get('pass_rate'))} ({interval_text(overall)}) · errors {body.get('n_errors', 0)}"
+    )
+    for section in SECTIONS:
+        if body.get(section):
+            console.print(section_table(section.removeprefix("by_").replace("_", " "), body[section]))
+
+
+def local_compare(api: Api, a: str, b: str) -> dict[str, Any]:
+    """The same metric rows as GET /v1/compare, from the two reports (for servers without it)."""
+    ra, rb = api.get(f"/v1/evaluations/{a}/report"), api.get(f"/v1/evaluations/{b}/report")
+
+    def row(x: float | None, y: float | None) -> dict[str, Any]:
+        return {"a": x, "b": y, "difference": round(y - x, 4) if x is not None and y is not None else None}
+
+    metrics = {
+        "headline": row(ra.get("headline", {}).get("score"), rb.get("headline", {}).get("score")),
+        "pass_rate": row(ra.get("overall", {}).get("pass_rate"), rb.get("overall", {}).get("pass_rate")),
+    }
+    for pillar in sorted(set(ra.get("by_pillar", {})) | set(rb.get("by_pillar", {}))):
+        metrics[f"pillar:{pillar}"] = row(
+            ra.get("by_pillar", {}).get(pillar, {}).get("pass_rate"),
+            rb.get("by_pillar", {}).get(pillar, {}).get("pass_rate"),
+        )
+    return {"a": {"id": a}, "b": {"id": b}, "metrics": metrics, "computed": "client-side"}
+
+
+def compare(
+    a: str,
+    b: str,
+    url: UrlOpt = None,
+    key: KeyOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+) -> None:
+    """Compare two evaluations metric by metric (B − A)."""
+    with one_line_errors():
+        api = Api(url, key)
+        try:
+            body = api.get("/v1/compare", params={"a": a, "b": b})
+        except CliError as exc:
+            if not str(exc).startswith("404") or "[" in str(exc):  # a 404 naming a field is a real answer
+                raise
+            body = local_compare(api, a, b)
+    if as_json:
+        typer.echo(json.dumps(body, indent=2))
+        return
+    table = Table(title=f"B − A   (A = {a}, B = {b})", title_justify="left")
+    for column in ("metric", "A", "B", "B − A"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for name, row in body.get("metrics", {}).items():
+        diff = row.get("difference")
+        shown = (
+            "–"
+            if diff is None
+            else f"[{'green' if diff > 0 else 'red' if diff < 0 else 'white'}]{diff:+.3f}[/]"
+        )
+        table.add_row(name, *("–" if row.get(s) is None else f"{row[s]:.3f}" for s in ("a", "b")), shown)
+    Console().print(table)
+
+
+def export(
+    evaluation_id: str,
+    url: UrlOpt = None,
+    key: KeyOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="jsonl: every item; csv: aggregates.")] = "jsonl",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+    ] = None,
+) -> None:
+    """Export items as JSON Lines (all result pages) or the report's aggregates as CSV."""
+    if fmt not in ("jsonl", "csv"):
+        typer.echo("error: --format must be jsonl or csv", err=True)
+        raise typer.Exit(2)
+    with one_line_errors():
+        api = Api(url, key)
+        out = output.open("w", newline="") if output else sys.stdout
+        try:
+            if fmt == "jsonl":
+                cursor: str | None = None
+                while True:
+                    params = {"limit": 1000, **({"cursor": cursor} if cursor else {})}
+                    page = api.get(f"/v1/evaluations/{evaluation_id}/results", params=params)
+                    for item in page["items"]:
+                        out.write(json.dumps(item, ensure_ascii=False) + "\n")
+                    cursor = page.get("next_cursor")
+                    if not cursor:
+                        break
+            else:
+                body = api.get(f"/v1/evaluations/{evaluation_id}/report")
+                writer = csv.writer(out)
+                writer.writerow(
+                    [
+                        "section",
+                        "group",
+                        "n_items",
+                        "graded",
+                        "passed",
+                        "pass_rate",
+                        "interval_low",
+                        "interval_high",
+                        "mean_score",
+                    ]
+                )
+                writer.writerow(aggregate_row("overall", "all", body.get("overall", {})))
+                for section in [k for k, v in body.items() if k.startswith("by_") and isinstance(v, dict)]:
+                    for group, row in body[section].items():
+                        if isinstance(row, dict) and "pass_rate" in row:
+                            writer.writerow(aggregate_row(section.removeprefix("by_"), group, row))
+        finally:
+            if output:
+                out.close()
+
+
+def aggregate_row(section: str, group: str, row: dict[str, Any]) -> list[Any]:
+    lo, hi = row.get("interval") or (None, None)
+    return [
+        section,
+        group,
+        row.get("n_items"),
+        row.get("n"),
+        row.get("passed"),
+        row.get("pass_rate"),
+        lo,
+        hi,
+        mean_of(row),
+    ]

@@ -1,0 +1,109 @@
+"""The client commands run through typer's CliRunner against the real app served on a loopback port."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from app.cli.client import Api, local_compare
+from app.cli.main import app
+from app.config import Settings
+from app.main import create_app
+from tests.webhooks.live_server import free_port, serving, slow_target
+
+WIDE = {"COLUMNS": "160"}
+
+
+@pytest.fixture
+def server(settings: Settings) -> Iterator[tuple[str, str, str]]:
+    """(API URL, admin key, chat target URL): the app and a target taking 30 ms per reply, both served."""
+    fast = settings.model_copy(update={"events_poll_s": 0.05})
+    with serving(slow_target(0.03)) as target_url, serving(create_app(fast)) as api_url:
+        yield api_url, (settings.var_dir / "admin.key").read_text().strip(), f"{target_url}/v1"
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), env={**WIDE, **(env or {})})
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception  # a crash is a bug, never an answer
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_submit_watch_report_export_compare(server: tuple[str, str, str], tmp_path: Path) -> None:
+    url, key, target = server
+    auth = ["--url", url, "--key", key]
+    code, out, err = cli("submit", *auth, "--name", "careful", "--base-url", target, "--model", "c-1",
+                         "--suite", "full")
+    assert code == 0, err
+    first = out.strip()
+    assert first.startswith("ev_")
+
+    code, out, err = cli("watch", first, *auth)
+    assert code == 0, err
+    assert f"{first} succeeded: 9/9 items, pass rate 100.0%, errors: none" in out
+
+    target_file = tmp_path / "target.yaml"
+    target_file.write_text(f"target: {{name: careful, base_url: '{target}', model: c-1}}\n"
+                           "evaluation: {suite: full}\n")
+    code, out, err = cli("submit", "--target-file", str(target_file), env={"HELMBENCH_URL": url,
+                                                                         "HELMBENCH_KEY": key})
+    assert code == 0, err
+    second = out.strip()
+    assert second != first
+    assert len(Api(url, key).get("/v1/targets")) == 1, "the same target is reused, not registered twice"
+    code, out, _ = cli("watch", second, "--poll", "--interval", "0.1", *auth)
+    assert code == 0 and f"{second} succeeded: 9/9 items" in out
+
+    code, out, err = cli("report", first, *auth)
+    assert code == 0, err
+    assert "pass rate 100.0%" in out and "pillar" in out and "P1" in out and "condition" in out
+    code, out, _ = cli("report", first, "--json", *auth)
+    assert json.loads(out)["evaluation_id"] == first
+
+    items = tmp_path / "items.jsonl"
+    code, _, err = cli("export", first, "-o", str(items), *auth)
+    assert code == 0, err
+    lines = [json.loads(line) for line in items.read_text().splitlines()]
+    assert len(lines) == 9 and len({i["key"] for i in lines}) == 9
+    assert all(i["verdict"] == "PASS" for i in lines)
+    code, out, _ = cli("export", first, "--format", "csv", *auth)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows[0]["section"] == "overall" and rows[0]["pass_rate"] == "1.0"
+    assert {r["group"] for r in rows if r["section"] == "pillar"} == {"P1", "P4"}
+
+    code, out, err = cli("compare", first, second, *auth)
+    assert code == 0, err
+    assert "B − A" in out and "pass_rate" in out and "+0.000" in out
+
+
+def test_client_side_compare_matches_both_reports(server: tuple[str, str, str]) -> None:
+    url, key, target = server
+    auth = ["--url", url, "--key", key]
+    ids = []
+    for _ in range(2):
+        code, out, _ = cli("submit", *auth, "--name", "c", "--base-url", target, "--model", "m")
+        ids.append(out.strip())
+        assert cli("watch", ids[-1], *auth)[0] == 0
+    body = local_compare(Api(url, key), *ids)
+    assert body["metrics"]["pass_rate"] == {"a": 1.0, "b": 1.0, "difference": 0.0}
+    assert set(body["metrics"]) >= {"headline", "pass_rate", "pillar:P1"}
+
+
+def test_errors_are_one_clear_line(server: tuple[str, str, str]) -> None:
+    url, key, _ = server
+    code, out, err = cli("report", "ev_missing", "--url", url, "--key", key)
+    assert code == 1 and err.strip() == "error: 404 Not found: no evaluation 'ev_missing' [evaluation_id]"
+    code, _, err = cli("watch", "ev_x", "--url", url, "--key", "hb_wrong")
+    assert code == 1 and err.startswith("error: 401 Unauthorized:") and len(err.strip().splitlines()) == 1
+    code, _, err = cli("report", "ev_x", "--url", f"http://127.0.0.1:{free_port()}", "--key", key)
+    assert code == 1 and err.startswith("error: cannot reach http://127.0.0.1:")
+    code, _, err = cli("submit", "--url", url, "--key", key, "--name", "x")
+    assert code == 1 and err.strip() == "error: --base-url is required without --target-id"
+    code, _, err = cli("report", "ev_x", "--url", url, env={"HELMBENCH_KEY": ""})
+    assert code == 1 and "no API key" in err
