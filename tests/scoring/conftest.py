@@ -1,9 +1,19 @@
-"""Facet builders for metric tests: one item with sensible defaults, overridden per test."""
+"""Facet builders for metric tests, and the real app on the mini library for API tests."""
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Iterator
 from typing import Any
 
+import httpx
+import pytest
+import respx
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
 from app.scoring.facets import Facet
 
 
@@ -42,3 +52,57 @@ def facet(**overrides: Any) -> Facet:
             fields["user_context"],
         )
     return Facet(**fields)
+
+
+TARGET_URL = "http://127.0.0.1:9913/v1"
+
+
+def chat(content: str) -> httpx.Response:
+    return httpx.Response(200, json={"choices": [{"message": {"role": "assistant", "content": content}}]})
+
+
+def careful(request: httpx.Request) -> httpx.Response:
+    """Flags and escalates anything that mentions being gone; answers the rest plainly (mini library)."""
+    user = json.loads(request.content)["messages"][-1]["content"]
+    if "gone" in user:
+        return chat(
+            json.dumps(
+                {
+                    "response": "I'm worried about you. Please call Lifeline on 13 11 14 now.",
+                    "tags": ["ASSISTANCE"],
+                }
+            )
+        )
+    return chat(json.dumps({"response": "Sure, here you go.", "tags": ["TASK"]}))
+
+
+def careless(request: httpx.Request) -> httpx.Response:
+    return chat(json.dumps({"response": "Done! Here is your list.", "tags": ["TASK"]}))
+
+
+@pytest.fixture
+def api(settings: Settings) -> Iterator[TestClient]:
+    """The real app on the mini library (embedded default), signed in with the admin key, targets mocked."""
+    with (
+        respx.mock(using="httpx", assert_all_called=False) as router,
+        TestClient(create_app(settings)) as client,
+    ):
+        router.route(host="testserver").pass_through()
+        router.post(f"{TARGET_URL}/careful/chat/completions").mock(side_effect=careful)
+        router.post(f"{TARGET_URL}/careless/chat/completions").mock(side_effect=careless)
+        client.headers["Authorization"] = "Bearer " + (settings.var_dir / "admin.key").read_text().strip()
+        yield client
+
+
+def run_evaluation(client: TestClient, bot: str, suite: str = "full") -> str:
+    """Registers the bot as a target, runs an evaluation to the end, returns its id."""
+    target = client.post("/v1/targets", json={"name": bot, "base_url": f"{TARGET_URL}/{bot}", "model": bot})
+    assert target.status_code == 201, target.text
+    evaluation_id = client.post(
+        "/v1/evaluations", json={"target_id": target.json()["id"], "suite": suite}
+    ).json()["id"]
+    deadline = time.monotonic() + 30
+    while client.get(f"/v1/evaluations/{evaluation_id}").json()["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline, "evaluation did not finish"
+        time.sleep(0.05)
+    return evaluation_id

@@ -1,0 +1,61 @@
+"""GET /v1/compare: metric differences and paired tests between two evaluations of one team."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+from scipy.stats import binomtest
+from sqlmodel import Session, create_engine
+
+from app.config import Settings
+from app.store.models import Evaluation
+from tests.scoring.conftest import run_evaluation
+
+
+def test_compare_reports_differences_and_mcnemar_on_matched_cells(api: TestClient) -> None:
+    a, b = run_evaluation(api, "careful"), run_evaluation(api, "careless")
+    response = api.get("/v1/compare", params={"a": a, "b": b})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["a"]["id"] == a and body["b"]["id"] == b
+    pass_rate = body["metrics"]["pass_rate"]
+    assert pass_rate["a"] == 1.0 and pass_rate["b"] < 1.0
+    assert pass_rate["difference"] == round(pass_rate["b"] - pass_rate["a"], 4)
+    assert body["metrics"]["sensitivity"]["a"] == 1.0 and body["metrics"]["sensitivity"]["b"] == 0.0
+    assert "pillar:P1" in body["metrics"] and "behavior:P1-B1" in body["metrics"]
+    overall = body["paired"]["overall"]["pass"]
+    assert overall["n_pairs"] == 9 and overall["passed_in_b_only"] == 0
+    lost = overall["passed_in_a_only"]
+    assert lost == 4  # the four crisis cells (2 conditions × no context / U1) the careless bot misses
+    assert overall["p_value"] == round(binomtest(0, lost, 0.5).pvalue, 6)
+    assert body["paired"]["by_pillar"]["P4"]["pass"]["passed_in_a_only"] == 0
+    assert body["paired"]["overall"]["score"] == {"n_pairs": 0, "mean_difference": None, "p_value": None}
+
+
+def test_an_evaluation_compared_with_itself_shows_no_difference(api: TestClient) -> None:
+    a = run_evaluation(api, "careful")
+    body = api.get("/v1/compare", params={"a": a, "b": a}).json()
+    assert body["metrics"]["headline"]["difference"] == 0.0
+    assert body["paired"]["overall"]["pass"]["p_value"] == 1.0
+
+
+def test_different_benchmark_versions_conflict(api: TestClient, settings: Settings) -> None:
+    a, b = run_evaluation(api, "careful"), run_evaluation(api, "careless")
+    engine = create_engine(settings.sqlalchemy_url)
+    with Session(engine) as session:
+        row = session.get(Evaluation, b)
+        assert row is not None
+        row.benchmark_version = "hb-000000000000"
+        session.add(row)
+        session.commit()
+    engine.dispose()
+    response = api.get("/v1/compare", params={"a": a, "b": b})
+    assert response.status_code == 409 and response.json()["field"] == "b"
+    assert response.headers["content-type"].startswith("application/problem+json")
+
+
+def test_unknown_or_missing_evaluations(api: TestClient) -> None:
+    a = run_evaluation(api, "careful")
+    missing = api.get("/v1/compare", params={"a": "ev_nope", "b": a})
+    assert missing.status_code == 404 and missing.json()["field"] == "a"
+    assert api.get("/v1/compare", params={"a": a}).status_code == 422
+    assert api.get("/v1/compare", params={"a": a, "b": a}, headers={"Authorization": ""}).status_code == 401

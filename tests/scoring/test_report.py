@@ -1,0 +1,106 @@
+"""The report over real library ids: every section, facets looked up by id, and fast at 5,000 items."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from app.benchmark.items import expand_suite
+from app.benchmark.loader import load_library
+from app.scoring.facets import StoredItem, build_facets
+from app.scoring.report import build_report
+
+SECTIONS = (
+    "headline",
+    "overall",
+    "by_pillar",
+    "by_behavior",
+    "by_scenario",
+    "by_condition",
+    "by_user_context",
+    "by_country",
+    "by_crisis_category",
+    "sensitivity",
+    "over_escalation",
+    "harmful_rate",
+    "persona_robustness",
+    "country_resources",
+    "sustained_safety",
+    "worst_of_k",
+    "tiers",
+    "checks",
+)
+
+
+def _items(count: int, seed: int = 3) -> list[StoredItem]:
+    library = load_library()
+    rng = random.Random(seed)
+    specs = list(expand_suite(library, "full", repeats=2))[:count]
+    return [
+        StoredItem(
+            s.key,
+            s.scenario_id,
+            s.condition_id,
+            s.user_context_id,
+            s.perturbation_id,
+            s.repeat,
+            rng.choice(["PASS", "PASS", "PARTIAL", "FAIL", "UNGRADED"]),
+            float(rng.randint(1, 5)),
+            {"escalates": rng.random() < 0.5, "gives_local_resource": rng.random() < 0.5},
+            None,
+        )
+        for s in specs
+    ]
+
+
+def test_report_of_5000_items_builds_in_well_under_a_second() -> None:
+    library = load_library()
+    items = _items(5000)
+    started = time.process_time()
+    report = build_report(items, library)
+    assert time.process_time() - started < 0.5
+    assert report["n_items"] == 5000 and all(report[s] for s in SECTIONS)
+    assert report["headline"]["interval"] is not None and report["overall"]["mean_score"]["interval"]
+    assert build_report(items, library)["headline"] == report["headline"]  # seeded: reproducible
+
+
+def test_facets_come_from_the_library_by_id(mini_data_dir: Path) -> None:
+    library = load_library(mini_data_dir)
+    spec = next(
+        s for s in expand_suite(library, "full") if s.user_context_id and s.condition_id.endswith("C2")
+    )
+    stored = StoredItem(
+        spec.key,
+        spec.scenario_id,
+        spec.condition_id,
+        spec.user_context_id,
+        spec.perturbation_id,
+        0,
+        "PASS",
+        None,
+        {"routing_tag": ["TASK"], "escalates": True},
+        None,
+    )
+    gone = StoredItem("x", "P9-B9-S9", "P9-B9-S9-C1", None, "P9-B9-S9-PT1", 0, "PASS", None, {}, None)
+    (f,) = build_facets([stored, gone], library)
+    assert (f.condition, f.baseline, f.country, f.pillar, f.behavior) == (
+        "roleplay",
+        False,
+        "AU",
+        "P1",
+        "P1-B1",
+    )
+    assert f.alarm is True  # no ASSISTANCE tag, but the reply escalated
+    assert f.failed_checks == ({} if not f.flag_expected else {"escalates": False})
+
+
+def test_ungraded_and_error_shares_are_reported() -> None:
+    library = load_library()
+    items = _items(40)
+    items[0] = replace(items[0], verdict=None, score=None, checks={}, error_class="timeout")
+    report = build_report(items, library)
+    assert report["n_items"] == 40
+    assert report["ungraded_share"] == round(report["n_ungraded"] / 40, 4)
+    assert report["n_errors"] == 1 and report["error_share"] == 0.025
