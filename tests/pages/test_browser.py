@@ -29,11 +29,12 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+README_SHOTS = ("leaderboard", "report")
 
 if not Path(CHROMIUM).exists():
     pytest.skip("Debian's chromium is not installed (make test installs it)", allow_module_level=True)
 
-from playwright.sync_api import BrowserContext, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import BrowserContext, Locator, Page, expect, sync_playwright  # noqa: E402
 
 
 @contextmanager
@@ -66,11 +67,16 @@ def page_without_js(tmp_path: Path) -> Iterator[Page]:
         yield context.new_page()
 
 
-def screenshot(page: Page, name: str) -> Path:
+def screenshot(page: Page, name: str, until: Locator | None = None) -> Path:
+    """A full-page screenshot, or down to the end of `until`; the README's two are copied on request."""
     OUTPUT.mkdir(parents=True, exist_ok=True)
     path = OUTPUT / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    if os.environ.get("HELMBENCH_UPDATE_SCREENSHOTS") == "1":
+    clip = None
+    if until is not None:  # page coordinates: the box's bottom plus how far the page is scrolled
+        bottom = until.evaluate("e => e.getBoundingClientRect().bottom + window.scrollY")
+        clip = {"x": 0, "y": 0, "width": page.viewport_size["width"], "height": bottom + 16}  # type: ignore[index]
+    page.screenshot(path=str(path), full_page=True, clip=clip)  # type: ignore[arg-type]
+    if name in README_SHOTS and os.environ.get("HELMBENCH_UPDATE_SCREENSHOTS") == "1":
         DOCS.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, DOCS / path.name)
     return path
@@ -124,7 +130,7 @@ def test_report_charts_and_a_failing_transcript(site: Site, page: Page) -> None:
     item.locator(":scope > summary").click()
     expect(reply).to_be_visible()
     expect(item.locator("li").first).not_to_be_empty()  # the grader's reasons
-    screenshot(page, "report")
+    screenshot(page, "report", until=item)
 
 
 def test_unshared_transcripts_stay_hidden_and_pages_work_without_javascript(
