@@ -1,0 +1,94 @@
+"""run_shard end to end on SQLite against the loopback mock: once per item, faults recorded, cancel is prompt."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from sqlmodel import Session
+
+from app.config import Settings
+from app.runner.shard import converse, run_shard
+from app.store import evaluations as ev_store
+from app.store.models import Evaluation
+from app.targets.base import TargetReply
+from bench.harness import create_evaluation, make_deps, run_evaluation, written
+from bench.mock_target import MockConfig, running_mock
+from bench.synthetic import synthetic_library
+
+
+def _settings(tmp_path: Path, **extra: object) -> Settings:
+    base: dict[str, object] = {"var_dir": tmp_path / "var", "target_allowlist": "127.0.0.0/8", "shard_size": 40,
+                               "max_retries": 3, "retry_budget_s": 20.0, "request_timeout_s": 2.0}
+    return Settings(**{**base, **extra})  # type: ignore[arg-type]
+
+
+async def test_every_item_written_once_and_a_rerun_is_a_no_op(tmp_path: Path) -> None:
+    deps = make_deps(_settings(tmp_path), synthetic_library(conditions=4, perturbations=25))
+    async with running_mock(MockConfig(latency=0.01)) as base:
+        evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=8)
+        outcomes = await run_evaluation(deps, evaluation, max_jobs=2)
+        assert evaluation.shards == 3 and any("evaluation succeeded" in o for o in outcomes)
+        again = await run_shard(deps, evaluation.id, 0)
+    result = written(deps, evaluation.id)
+    assert result.rows == result.distinct_keys == result.answered == 100 and result.status == "succeeded"
+    assert again.startswith("skipped")
+    with Session(deps.engine) as session:
+        summary = session.get(Evaluation, evaluation.id).summary  # type: ignore[union-attr]
+    assert summary  # the report the leaderboard reads was stored
+
+
+async def test_fault_mix_ends_with_every_item_answered_or_with_its_error(tmp_path: Path) -> None:
+    deps = make_deps(_settings(tmp_path, request_timeout_s=0.5), synthetic_library(4, 25))
+    faults = MockConfig(latency=0.01, rate_5xx=0.2, rate_429=0.1, retry_after=0, rate_timeout=0.05,
+                        timeout_seconds=2, rate_malformed=0.05, seed=3)
+    async with running_mock(faults) as base:
+        evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=16)
+        await run_evaluation(deps, evaluation, max_jobs=3)
+    result = written(deps, evaluation.id)
+    assert result.rows == result.distinct_keys == 100
+    assert result.answered + sum(result.errors.values()) == 100
+    assert result.answered >= 90  # 40% faults, 3 retries: almost all get through
+    assert result.attempts > 120  # the retries are recorded per item
+
+
+async def test_cancel_stops_in_flight_calls_within_seconds(tmp_path: Path) -> None:
+    deps = make_deps(_settings(tmp_path, request_timeout_s=60.0), synthetic_library(2, 10))
+    async with running_mock(MockConfig(latency=5)) as base:  # calls would take 5 s; cancel must beat that
+        evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
+        task = asyncio.create_task(run_shard(deps, evaluation.id, 0))
+        await asyncio.sleep(0.5)
+        with Session(deps.engine) as session:
+            assert ev_store.request_cancel(session=session, evaluation=evaluation)
+            session.commit()
+        started = time.monotonic()
+        outcome = await asyncio.wait_for(task, 10)
+        stopped_in = time.monotonic() - started
+    assert outcome == "cancelled" and stopped_in < 3
+    assert written(deps, evaluation.id).rows == 0
+
+
+class _Echo:
+    """A fake adapter that records what it was sent and answers with the turn number."""
+
+    def __init__(self) -> None:
+        self.sent: list[list[dict[str, str]]] = []
+
+    async def complete(self, messages: list[dict[str, str]]) -> TargetReply:
+        self.sent.append(messages)
+        return TargetReply(text=f"reply {len(self.sent)}", latency_ms=1.0, attempts=1)
+
+
+async def test_multi_turn_sends_the_targets_own_replies_back() -> None:
+    library = synthetic_library(1, 1)
+    scenario = library.scenarios["P1-B1-S1"]
+    scripted = scenario.perturbations[0].model_copy(update={"message": None, "turns": ["one", "two", "three"]})
+    from app.benchmark.items import ResolvedItem, expand_suite, resolve
+
+    item = resolve(library, next(expand_suite(library, "bench")))
+    item = ResolvedItem(item.spec, item.scenario, item.condition, item.user_context, scripted, item.system_prompt)
+    adapter = _Echo()
+    messages, reply = await converse(adapter, item)
+    assert [m["content"] for m in adapter.sent[2][1:]] == ["one", "reply 1", "two", "reply 2", "three"]
+    assert reply.text == "reply 3" and reply.attempts == 3 and len(messages) == 7
