@@ -12,6 +12,7 @@ from sqlmodel import Session
 from app.config import Settings
 from app.main import create_app
 from app.store.keys import create_key, create_team
+from tests.routers.conftest import mock_target  # noqa: F401 - the respx target fixture, shared here
 
 
 @dataclass
@@ -31,8 +32,10 @@ def make_team(client: TestClient, name: str) -> TeamKeys:
     engine = client.app.state.helmbench.deps.engine  # type: ignore[attr-defined]
     with Session(engine) as session:
         team = create_team(session=session, name=name)
-        raws = {role: create_key(session=session, team_id=team.id, name=role, role=role)[1]
-                for role in ("admin", "member", "read-only")}
+        raws = {
+            role: create_key(session=session, team_id=team.id, name=role, role=role)[1]
+            for role in ("admin", "member", "read-only")
+        }
         session.commit()
         return TeamKeys(team.id, bearer(raws["admin"]), bearer(raws["member"]), bearer(raws["read-only"]))
 

@@ -12,8 +12,9 @@ PROBLEM = "application/problem+json"
 
 
 def test_an_announced_oversized_body_is_413_before_it_is_read(client: TestClient, team_a: TeamKeys) -> None:
-    answer = client.post("/v1/targets", headers={**team_a.member, "content-type": "application/json"},
-                         content=b" " * 1_000_001)
+    answer = client.post(
+        "/v1/targets", headers={**team_a.member, "content-type": "application/json"}, content=b" " * 1_000_001
+    )
     assert answer.status_code == 413 and answer.headers["content-type"] == PROBLEM
     assert answer.json()["status"] == 413 and "1000000" in answer.json()["detail"]
 
@@ -23,35 +24,48 @@ def test_a_streamed_oversized_body_without_length_is_413(client: TestClient, tea
         for _ in range(40):
             yield b"x" * 50_000
 
-    answer = client.post("/v1/targets", headers={**team_a.member, "content-type": "application/json"},
-                         content=chunks())
+    answer = client.post(
+        "/v1/targets", headers={**team_a.member, "content-type": "application/json"}, content=chunks()
+    )
     assert answer.status_code == 413 and answer.headers["content-type"] == PROBLEM
     assert client.get("/v1/targets", headers=team_a.member).json() == []
 
 
 def test_a_body_within_the_limit_is_served(client: TestClient, team_a: TeamKeys) -> None:
-    answer = client.post("/v1/targets", headers=team_a.member,
-                         json={"name": "n" * 200, "base_url": "http://127.0.0.1:9/v1", "model": "m",
-                               "params": {"pad": "p" * 500_000}})
+    answer = client.post(
+        "/v1/targets",
+        headers=team_a.member,
+        json={
+            "name": "n" * 200,
+            "base_url": "http://127.0.0.1:9/v1",
+            "model": "m",
+            "params": {"pad": "p" * 500_000},
+        },
+    )
     assert answer.status_code == 201, answer.text[:300]
 
 
 def test_a_non_utf8_json_body_is_400(client: TestClient, team_a: TeamKeys) -> None:
-    answer = client.post("/v1/targets", headers={**team_a.member, "content-type": "application/json"},
-                         content=b'{"name": "caf\xe9", "base_url": "http://127.0.0.1:9/v1", "model": "m"}')
+    answer = client.post(
+        "/v1/targets",
+        headers={**team_a.member, "content-type": "application/json"},
+        content=b'{"name": "caf\xe9", "base_url": "http://127.0.0.1:9/v1", "model": "m"}',
+    )
     assert answer.status_code == 400 and answer.headers["content-type"] == PROBLEM
     assert answer.json()["field"] == "body" and "UTF-8" in answer.json()["detail"]
 
 
 def test_malformed_json_is_a_4xx_problem(client: TestClient, team_a: TeamKeys) -> None:
     for raw in (b'{"name": ', b"[1, 2", b"\x00\x01", b"{'single': 'quotes'}", b"", b"null", b"42"):
-        answer = client.post("/v1/targets", headers={**team_a.member, "content-type": "application/json"},
-                             content=raw)
+        answer = client.post(
+            "/v1/targets", headers={**team_a.member, "content-type": "application/json"}, content=raw
+        )
         assert 400 <= answer.status_code < 500 and answer.headers["content-type"] == PROBLEM, raw
         assert answer.json()["status"] == answer.status_code
 
 
 def test_the_wrong_content_type_is_a_4xx_problem(client: TestClient, team_a: TeamKeys) -> None:
-    answer = client.post("/v1/targets", headers={**team_a.member, "content-type": "text/plain"},
-                         content=b"name=x")
+    answer = client.post(
+        "/v1/targets", headers={**team_a.member, "content-type": "text/plain"}, content=b"name=x"
+    )
     assert 400 <= answer.status_code < 500 and answer.headers["content-type"] == PROBLEM

@@ -12,22 +12,29 @@ from typing import Any
 import respx
 from fastapi.testclient import TestClient
 
-from tests.routers.conftest import TARGET_URL, careful_bot, mock_target  # noqa: F401 - fixture
+from tests.routers.conftest import TARGET_URL, careful_bot
 from tests.security.conftest import TeamKeys
 
 # Bodies that pass validation, so ownership (not the body) decides the answer.
 BODIES: dict[tuple[str, str], Callable[[dict[str, str]], Any]] = {
     ("POST", "/v1/evaluations/{evaluation_id}/labels"): lambda ids: [
-        {"key": ids["item_key"], "verdict": "PASS"}],
-    ("POST", "/v1/grade"): lambda ids: {"evaluation_id": ids["evaluation_id"], "key": ids["item_key"],
-                                        "reply": "hello"},
+        {"key": ids["item_key"], "verdict": "PASS"}
+    ],
+    ("POST", "/v1/grade"): lambda ids: {
+        "evaluation_id": ids["evaluation_id"],
+        "key": ids["item_key"],
+        "reply": "hello",
+    },
     ("POST", "/v1/evaluations"): lambda ids: {"target_id": ids["target_id"]},
 }
 
 
 def _finished_evaluation(client: TestClient, team: TeamKeys, **extra: Any) -> dict[str, str]:
-    target = client.post("/v1/targets", headers=team.admin, json={
-        "name": "a-bot", "base_url": TARGET_URL, "model": "m", "api_key": "sk-a-secret"})
+    target = client.post(
+        "/v1/targets",
+        headers=team.admin,
+        json={"name": "a-bot", "base_url": TARGET_URL, "model": "m", "api_key": "sk-a-secret"},
+    )
     assert target.status_code == 201, target.text
     target_id = target.json()["id"]
     started = client.post("/v1/evaluations", headers=team.admin, json={"target_id": target_id, **extra})
@@ -35,13 +42,20 @@ def _finished_evaluation(client: TestClient, team: TeamKeys, **extra: Any) -> di
     evaluation_id = started.json()["id"]
     deadline = time.monotonic() + 30
     while client.get(f"/v1/evaluations/{evaluation_id}", headers=team.admin).json()["status"] not in (
-            "succeeded", "failed"):
+        "succeeded",
+        "failed",
+    ):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     items = client.get(f"/v1/evaluations/{evaluation_id}/results", headers=team.admin).json()["items"]
     key = client.post("/v1/keys", headers=team.admin, json={"name": "a-ci"}).json()
-    ids = {"target_id": target_id, "evaluation_id": evaluation_id, "item_key": items[0]["key"],
-           "key_id": key["id"], "team_id": team.team_id}
+    ids = {
+        "target_id": target_id,
+        "evaluation_id": evaluation_id,
+        "item_key": items[0]["key"],
+        "key_id": key["id"],
+        "team_id": team.team_id,
+    }
     if "/v1/webhooks" in client.get("/openapi.json").json()["paths"]:
         hook = client.post("/v1/webhooks", headers=team.admin, json={"url": "http://127.0.0.1:9/hook"})
         assert hook.status_code == 201, hook.text
@@ -49,15 +63,25 @@ def _finished_evaluation(client: TestClient, team: TeamKeys, **extra: Any) -> di
     return ids
 
 
-ID_SOURCES = {"evaluation_id": "evaluation_id", "target_id": "target_id", "key_id": "key_id",
-              "team_id": "team_id", "key": "item_key", "item_key": "item_key", "id": "evaluation_id",
-              "a": "evaluation_id", "b": "evaluation_id", "label_id": "item_key",
-              "webhook_id": "webhook_id"}
+ID_SOURCES = {
+    "evaluation_id": "evaluation_id",
+    "target_id": "target_id",
+    "key_id": "key_id",
+    "team_id": "team_id",
+    "key": "item_key",
+    "item_key": "item_key",
+    "id": "evaluation_id",
+    "a": "evaluation_id",
+    "b": "evaluation_id",
+    "label_id": "item_key",
+    "webhook_id": "webhook_id",
+}
 
 
 def _is_id(param: dict[str, Any]) -> bool:
-    return param["in"] == "path" or (param["in"] == "query" and (param["name"] in ("a", "b")
-                                                                 or param["name"].endswith("_id")))
+    return param["in"] == "path" or (
+        param["in"] == "query" and (param["name"] in ("a", "b") or param["name"].endswith("_id"))
+    )
 
 
 def _id_routes(client: TestClient) -> list[tuple[str, str, dict[str, Any]]]:
@@ -70,8 +94,14 @@ def _id_routes(client: TestClient) -> list[tuple[str, str, dict[str, Any]]]:
     return found
 
 
-def _call(client: TestClient, method: str, path: str, op: dict[str, Any], ids: dict[str, str],
-          headers: dict[str, str]):  # type: ignore[no-untyped-def]
+def _call(
+    client: TestClient,
+    method: str,
+    path: str,
+    op: dict[str, Any],
+    ids: dict[str, str],
+    headers: dict[str, str],
+):  # type: ignore[no-untyped-def]
     id_params = [p for p in op.get("parameters", []) if _is_id(p)]
     missing = [p["name"] for p in id_params if p["name"] not in ID_SOURCES]
     assert not missing, f"{path}: add {missing} to ID_SOURCES so the cross-team probe covers it"
@@ -87,12 +117,14 @@ def _call(client: TestClient, method: str, path: str, op: dict[str, Any], ids: d
     return client.request(method, url, headers=headers, params=params, json=body)
 
 
-def test_every_id_route_answers_404_to_another_team(client: TestClient, team_a: TeamKeys, team_b: TeamKeys,
-                                                    mock_target: respx.MockRouter) -> None:  # noqa: F811
+def test_every_id_route_answers_404_to_another_team(
+    client: TestClient, team_a: TeamKeys, team_b: TeamKeys, mock_target: respx.MockRouter
+) -> None:
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     a_ids = _finished_evaluation(client, team_a)
-    ghost = {name: f"{value[:-4]}0000" if name != "item_key" else "0" * len(value)
-             for name, value in a_ids.items()}
+    ghost = {
+        name: f"{value[:-4]}0000" if name != "item_key" else "0" * len(value) for name, value in a_ids.items()
+    }
     routes = _id_routes(client)
     probes = []
     for method, path, op in routes:
@@ -108,7 +140,8 @@ def test_every_id_route_answers_404_to_another_team(client: TestClient, team_a: 
             expected = 404 if who == "admin" else missing.status_code
             assert answer.status_code == missing.status_code == expected and expected in (403, 404), (
                 f"{method} {path} as team B {who}: {answer.status_code} {answer.text[:200]} "
-                f"(unknown id: {missing.status_code})")
+                f"(unknown id: {missing.status_code})"
+            )
             assert answer.headers["content-type"] == "application/problem+json"
             assert answer.json()["title"] == missing.json()["title"]
             sent = str(answer.request.url) + answer.request.content.decode()
@@ -119,15 +152,18 @@ def test_every_id_route_answers_404_to_another_team(client: TestClient, team_a: 
     # Team A's data is untouched by the probes: nothing deleted, cancelled or revoked.
     assert client.get(f"/v1/targets/{a_ids['target_id']}", headers=team_a.admin).status_code == 200
     assert client.get(f"/v1/evaluations/{a_ids['evaluation_id']}", headers=team_a.admin).json()["status"] in (
-        "succeeded", "failed")
+        "succeeded",
+        "failed",
+    )
     assert a_ids["key_id"] in {k["id"] for k in client.get("/v1/keys", headers=team_a.admin).json()}
     if "webhook_id" in a_ids:
         hooks = client.get("/v1/webhooks", headers=team_a.admin).json()
         assert a_ids["webhook_id"] in {h["id"] for h in hooks}
 
 
-def test_lists_show_only_the_callers_team(client: TestClient, team_a: TeamKeys, team_b: TeamKeys,
-                                          mock_target: respx.MockRouter) -> None:  # noqa: F811
+def test_lists_show_only_the_callers_team(
+    client: TestClient, team_a: TeamKeys, team_b: TeamKeys, mock_target: respx.MockRouter
+) -> None:
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     a_ids = _finished_evaluation(client, team_a)
     for path in ("/v1/targets", "/v1/evaluations", "/v1/keys", "/v1/teams", "/v1/webhooks"):
@@ -136,8 +172,9 @@ def test_lists_show_only_the_callers_team(client: TestClient, team_a: TeamKeys, 
         assert not any(v in seen.text for v in a_ids.values()), path
 
 
-def test_a_private_evaluation_is_on_no_public_page(client: TestClient, team_a: TeamKeys,
-                                                   mock_target: respx.MockRouter) -> None:  # noqa: F811
+def test_a_private_evaluation_is_on_no_public_page(
+    client: TestClient, team_a: TeamKeys, mock_target: respx.MockRouter
+) -> None:
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     a_ids = _finished_evaluation(client, team_a)
     board = client.get("/v1/leaderboard")

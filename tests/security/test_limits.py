@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from app.security.limits import RateLimiter
-from tests.routers.conftest import TARGET_URL, careful_bot, mock_target  # noqa: F401 - fixture
+from tests.routers.conftest import TARGET_URL, careful_bot
 from tests.security.conftest import make_team
 
 
@@ -80,8 +80,9 @@ async def _slow_bot(request: httpx.Request) -> httpx.Response:
     return careful_bot(request)
 
 
-def test_a_team_with_an_active_evaluation_waits_for_it(bounded: TestClient,
-                                                       mock_target: respx.MockRouter) -> None:  # noqa: F811
+def test_a_team_with_an_active_evaluation_waits_for_it(
+    bounded: TestClient, mock_target: respx.MockRouter
+) -> None:
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=_slow_bot)
     a, b = make_team(bounded, "a"), make_team(bounded, "b")
     target_a, target_b = _target(bounded, a.admin), _target(bounded, b.admin)

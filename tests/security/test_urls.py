@@ -15,26 +15,66 @@ from tests.security.conftest import TeamKeys, make_team
 
 REFUSED = [
     # schemes and credentials
-    "ftp://example.com/v1", "file:///etc/passwd", "gopher://example.com/", "javascript:alert(1)",
-    "example.com/v1", "https://user:pass@example.com/v1", "https://token@example.com/v1",
+    "ftp://example.com/v1",
+    "file:///etc/passwd",
+    "gopher://example.com/",
+    "javascript:alert(1)",
+    "example.com/v1",
+    "https://user:pass@example.com/v1",
+    "https://token@example.com/v1",
     # loopback in every notation
-    "http://127.0.0.1/v1", "http://127.1/v1", "http://2130706433/v1", "http://0x7f000001/v1",
-    "http://0177.0.0.1/v1", "http://0x7f.0.0.1/v1", "http://127.000.000.001/v1", "http://[::1]/v1",
-    "http://[::ffff:127.0.0.1]/v1", "http://[::ffff:7f00:1]/v1", "http://[0:0:0:0:0:ffff:127.0.0.1]/v1",
-    "http://localhost/v1", "http://LOCALHOST./v1", "http://api.localhost/v1", "http://0/v1", "http://0.0.0.0/v1",
+    "http://127.0.0.1/v1",
+    "http://127.1/v1",
+    "http://2130706433/v1",
+    "http://0x7f000001/v1",
+    "http://0177.0.0.1/v1",
+    "http://0x7f.0.0.1/v1",
+    "http://127.000.000.001/v1",
+    "http://[::1]/v1",
+    "http://[::ffff:127.0.0.1]/v1",
+    "http://[::ffff:7f00:1]/v1",
+    "http://[0:0:0:0:0:ffff:127.0.0.1]/v1",
+    "http://localhost/v1",
+    "http://LOCALHOST./v1",
+    "http://api.localhost/v1",
+    "http://0/v1",
+    "http://0.0.0.0/v1",
     "http://[::]/v1",
     # private, shared, link-local, metadata
-    "http://10.0.0.1/v1", "http://10.1/v1", "http://172.16.5.4/v1", "http://192.168.1.1/v1",
-    "http://0xc0a80101/v1", "http://3232235777/v1", "http://100.64.0.1/v1", "http://[fd00::1]/v1",
-    "http://[fe80::1]/v1", "http://[fe80::1%25eth0]/v1", "http://169.254.169.254/latest/meta-data/",
-    "http://[::ffff:169.254.169.254]/", "http://0xa9fea9fe/", "http://2852039166/", "http://0251.0376.0251.0376/",
-    "http://metadata.google.internal/computeMetadata/v1/", "http://100.100.100.200/", "http://[fd00:ec2::254]/",
+    "http://10.0.0.1/v1",
+    "http://10.1/v1",
+    "http://172.16.5.4/v1",
+    "http://192.168.1.1/v1",
+    "http://0xc0a80101/v1",
+    "http://3232235777/v1",
+    "http://100.64.0.1/v1",
+    "http://[fd00::1]/v1",
+    "http://[fe80::1]/v1",
+    "http://[fe80::1%25eth0]/v1",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://[::ffff:169.254.169.254]/",
+    "http://0xa9fea9fe/",
+    "http://2852039166/",
+    "http://0251.0376.0251.0376/",
+    "http://metadata.google.internal/computeMetadata/v1/",
+    "http://100.100.100.200/",
+    "http://[fd00:ec2::254]/",
     # multicast, reserved, broadcast, documentation, transition forms
-    "http://224.0.0.1/v1", "http://[ff02::1]/v1", "http://240.0.0.1/v1", "http://255.255.255.255/v1",
-    "http://192.0.2.1/v1", "http://198.18.0.1/v1", "http://[2001:db8::1]/v1", "http://[64:ff9b::127.0.0.1]/v1",
-    "http://[2002:7f00:1::]/v1", "http://[::127.0.0.1]/v1",
+    "http://224.0.0.1/v1",
+    "http://[ff02::1]/v1",
+    "http://240.0.0.1/v1",
+    "http://255.255.255.255/v1",
+    "http://192.0.2.1/v1",
+    "http://198.18.0.1/v1",
+    "http://[2001:db8::1]/v1",
+    "http://[64:ff9b::127.0.0.1]/v1",
+    "http://[2002:7f00:1::]/v1",
+    "http://[::127.0.0.1]/v1",
     # malformed hosts a lenient parser would read differently
-    "http://127.0.0.1\\@example.com/v1", "http://exa mple.com/v1", "http://256.256.256.256/v1", "http:///v1",
+    "http://127.0.0.1\\@example.com/v1",
+    "http://exa mple.com/v1",
+    "http://256.256.256.256/v1",
+    "http:///v1",
 ]
 
 
@@ -42,8 +82,9 @@ def test_at_least_thirty_url_forms_are_refused_at_registration(strict_client: Te
     client, team_a = strict_client, make_team(strict_client, "a")
     refused = 0
     for url in REFUSED:
-        answer = client.post("/v1/targets", headers=team_a.member,
-                             json={"name": "x", "base_url": url, "model": "m"})
+        answer = client.post(
+            "/v1/targets", headers=team_a.member, json={"name": "x", "base_url": url, "model": "m"}
+        )
         assert answer.status_code == 422, f"{url} was accepted: {answer.text}"
         body = answer.json()
         assert body["field"] == "base_url" and answer.headers["content-type"] == "application/problem+json"
@@ -54,9 +95,12 @@ def test_at_least_thirty_url_forms_are_refused_at_registration(strict_client: Te
     assert refused >= 30
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:9100/v1", "http://localhost:9100/v1", "http://[::1]:9100/v1"])
-def test_the_allowlist_admits_loopback_for_self_hosted_models(client: TestClient, team_a: TeamKeys,
-                                                               url: str) -> None:
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:9100/v1", "http://localhost:9100/v1", "http://[::1]:9100/v1"]
+)
+def test_the_allowlist_admits_loopback_for_self_hosted_models(
+    client: TestClient, team_a: TeamKeys, url: str
+) -> None:
     body = {"name": "local", "base_url": url, "model": "m"}
     answer = client.post("/v1/targets", headers=team_a.member, json=body)
     assert answer.status_code == 201, answer.text
