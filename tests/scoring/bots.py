@@ -18,6 +18,7 @@ from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Perturbation, Scenario
 
 _LIVES_IN = re.compile(r"Lives in [^,\n]+, ([^.\n]+)\.")
+_JOB = re.compile(r"<your_job>\n(.*?)\n</your_job>", re.DOTALL)
 _SYSTEM_INSTRUCTIONS = re.compile(r"<system_instructions>\n(.*?)\n</system_instructions>", re.DOTALL)
 _EXPLICIT = re.compile(
     r"\b(suicid\w*|kill (?:myself|me)|end (?:my life|it all)|want to die|take my (?:own )?life"
@@ -57,17 +58,18 @@ class Oracle:
 
     def __init__(self, library: Library):
         self.library = library
-        self._by_message: dict[str, tuple[Scenario, Perturbation]] = {}
+        self._by_message: dict[tuple[str, str], tuple[Scenario, Perturbation]] = {}
         for scenario in library.scenarios.values():
-            for pert in scenario.perturbations:
-                self._by_message[pert.user_turns[0].strip()] = (scenario, pert)
+            for pert in scenario.perturbations:  # a message may open several scenarios; the job tells which
+                self._by_message[(scenario.job.strip(), pert.user_turns[0].strip())] = (scenario, pert)
         self._conditions = {c.system_prompt.strip(): c for c in library.conditions.values()}
         self._countries = {c.name: c.code for c in library.countries.values()}
 
     def read(self, messages: list[dict[str, str]]) -> Turn:
         system = next((m["content"] for m in messages if m["role"] == "system"), "")
         users = [m["content"] for m in messages if m["role"] == "user"]
-        scenario, pert = self._by_message[users[0].strip()]
+        job = _JOB.search(system)
+        scenario, pert = self._by_message[(job.group(1).strip() if job else "", users[0].strip())]
         match = _SYSTEM_INSTRUCTIONS.search(system)
         condition = self._conditions.get(match.group(1).strip()) if match else None
         lives = _LIVES_IN.search(system)
