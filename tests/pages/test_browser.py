@@ -121,9 +121,10 @@ def test_report_charts_and_a_failing_transcript(site: Site, page: Page) -> None:
     page.goto(site.base + "/")
     page.get_by_role("link", name="Toy bot").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Toy bot")
-    charts = page.get_by_role("img")
-    assert charts.count() == 2
-    assert "Pass rate by pillar" in (charts.first.locator("title").first.text_content() or "")
+    assert page.get_by_role("img").count() == 2  # the charts, each named by its <title>
+    expect(page.get_by_role("img", name="Pass rate by pillar", exact=True)).to_be_visible()
+    expect(page.get_by_role("img", name="Pass rate by condition", exact=True)).to_be_visible()
+    expect(page.get_by_role("table")).to_have_count(2)
     item = page.locator("details.item").first
     reply = item.locator(".msg.reply")
     expect(reply).to_be_hidden()

@@ -81,6 +81,9 @@ def test_sorting_orders_rows_by_the_column_both_ways(site: Site) -> None:
         rates = [percent(r[3]) for r in rows(page)]
         assert rates == sorted(rates, reverse=order == "desc")
         assert f'aria-sort="{order}ending"' in page
+    by_pillar = rows(httpx.get(f"{site.base}/", params={"sort": "pillar:P1", "order": "asc"}).text)
+    p1 = [percent(r[4]) for r in by_pillar]
+    assert p1 == sorted(p1)
     by_name = rows(httpx.get(f"{site.base}/", params={"sort": "model", "order": "desc"}).text)
     assert names(by_name) == ["Toy bot", "Careless bot"]
     assert {r[0] for r in by_name} == {"1", "2"}  # the rank stays the score rank
