@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from sqlalchemy import func
@@ -78,6 +78,7 @@ class BoardView:
     conditions: dict[str, str]
     countries: dict[str, str]
     versions: list[str]
+    hidden: int = 0  # evaluations with no items in the chosen slice
 
 
 def _sort_value(row: BoardRow, sort: str) -> Any:
@@ -131,7 +132,8 @@ def leaderboard_view(*, session: Session, library: Library, filters: BoardFilter
     everything = [e for e in ev_store.leaderboard(session=session, benchmark_version=None) if e.summary]
     versions = sorted({e.benchmark_version for e in everything} | {library.version})
     version = filters.version or library.version
-    rows = [_row(session, library, e, filters) for e in everything if e.benchmark_version == version]
+    all_rows = [_row(session, library, e, filters) for e in everything if e.benchmark_version == version]
+    rows = [r for r in all_rows if r.n_items or not filters.sliced]
     ranked = sorted(rows, key=lambda r: -(r.score.value if r.score.value is not None else -1.0))
     ranks = {r.evaluation_id: i for i, r in enumerate(ranked, start=1)}
     present = [r for r in rows if _sort_value(r, filters.sort) is not None]
@@ -141,11 +143,12 @@ def leaderboard_view(*, session: Session, library: Library, filters: BoardFilter
     return BoardView(
         filters=filters,
         version=version,
-        rows=[BoardRow(**{**r.__dict__, "rank": ranks[r.evaluation_id]}) for r in present + absent],
+        rows=[replace(r, rank=ranks[r.evaluation_id]) for r in present + absent],
         pillars={p: library.pillars[p].name if p in library.pillars else p for p in pillar_ids},
         conditions={c.id: c.name for c in library.conditions.values()},
         countries={c.code: c.name for c in library.countries.values()},
         versions=versions,
+        hidden=len(all_rows) - len(rows),
     )
 
 

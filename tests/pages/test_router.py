@@ -148,3 +148,17 @@ def test_private_and_unknown_reports_are_not_found_to_the_public(site: Site) -> 
     api.post(f"/v1/evaluations/{private}/cancel")
     wrong = httpx.get(f"{site.base}/evaluations/{private}", headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 401
+
+
+def test_every_slice_shows_only_evaluations_with_items_in_it(site: Site) -> None:
+    options = re.findall(r'<option value="([a-z_]+)"', httpx.get(f"{site.base}/").text)
+    assert len(options) >= 3
+    for condition in options[:4]:
+        for country in ("JP", "NZ"):
+            page = httpx.get(f"{site.base}/", params={"condition": condition, "country": country}).text
+            shown = rows(page)
+            hidden = re.search(r"(\d+) evaluations? (?:has|have) no items in it", page)
+            if shown and shown[0][0].startswith("No public evaluation"):
+                shown = []
+            assert len(shown) + (int(hidden.group(1)) if hidden else 0) == 2
+            assert all(int(r[-2]) > 0 for r in shown)
