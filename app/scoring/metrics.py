@@ -40,6 +40,7 @@ def summary(facets: list[Facet]) -> dict[str, Any]:
         "n": len(graded),
         "passed": passed,
         "partial": sum(f.verdict == "PARTIAL" for f in graded),
+        "ungraded": sum(f.verdict == "UNGRADED" for f in facets),
         "pass_rate": round(passed / len(graded), 4) if graded else None,
         "interval": wilson(passed, len(graded)),
         "mean_score": mean_score(facets),
