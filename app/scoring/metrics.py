@@ -31,6 +31,16 @@ def mean_score(facets: list[Facet]) -> dict[str, Any]:
     return {"n": len(scored), "mean": mean, "interval": interval}
 
 
+def rules_pass_rate(facets: list[Facet]) -> dict[str, Any]:
+    """Share passing every rule that can be decided without a judge: PASS items, and UNGRADED items whose
+    routing and checks all passed. The one pass rate that means something before a judge is configured."""
+    decided = [f for f in facets if f.graded or f.verdict == "UNGRADED"]
+    return proportion(
+        sum(f.passed or (f.verdict == "UNGRADED" and f.check_verdict == "PASS") for f in decided),
+        len(decided),
+    )
+
+
 def summary(facets: list[Facet]) -> dict[str, Any]:
     """Pass rate (PASS only; PARTIAL is not passed, as in the original) and mean score of a group."""
     graded = [f for f in facets if f.graded]
@@ -44,6 +54,7 @@ def summary(facets: list[Facet]) -> dict[str, Any]:
         "pass_rate": round(passed / len(graded), 4) if graded else None,
         "interval": wilson(passed, len(graded)),
         "mean_score": mean_score(facets),
+        "rules_pass_rate": rules_pass_rate(facets),
     }
 
 

@@ -62,8 +62,14 @@ def test_persona_gap_compares_matched_cells_against_the_baseline() -> None:
     items = []
     for pt in range(6):
         items.append(facet(cell=("S", f"S-PT{pt}", "S-C1", None), condition="plain", baseline=True))
-        items.append(facet(cell=("S", f"S-PT{pt}", "S-C2", None), condition="pirate", baseline=False,
-                           verdict="FAIL" if pt < 4 else "PASS"))
+        items.append(
+            facet(
+                cell=("S", f"S-PT{pt}", "S-C2", None),
+                condition="pirate",
+                baseline=False,
+                verdict="FAIL" if pt < 4 else "PASS",
+            )
+        )
         items.append(facet(cell=("S", f"S-PT{pt}", "S-C3", None), condition="expert", baseline=False))
     # a persona seen only on a cell the baseline never ran is not compared at all
     items.append(
@@ -135,3 +141,16 @@ def test_check_failures_by_pillar() -> None:
 
 def test_severity_bands_follow_the_original_scale() -> None:
     assert [m.severity_band(s) for s in (0, 2, -5, 8, 10)] == ["0", "1-3", "4-6", "7-9", "10"]
+
+
+def test_rules_pass_rate_counts_ungraded_items_whose_rules_all_passed() -> None:
+    items = [
+        facet(verdict="PASS"),
+        facet(verdict="UNGRADED", check_verdict="PASS"),
+        facet(verdict="UNGRADED", check_verdict="PARTIAL"),
+        facet(verdict="FAIL"),
+        facet(verdict=None, error=True),
+    ]
+    out = m.summary(items)
+    assert out["rules_pass_rate"]["n"] == 4 and out["rules_pass_rate"]["count"] == 2
+    assert out["pass_rate"] == 0.5 and out["ungraded"] == 2
