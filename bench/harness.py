@@ -58,7 +58,10 @@ async def run_evaluation(deps: EngineDeps, evaluation: Evaluation, max_jobs: int
         async with slots:
             return await run_shard(deps, evaluation.id, shard)
 
-    return list(await asyncio.gather(*(one(s) for s in range(evaluation.shards))))
+    try:
+        return list(await asyncio.gather(*(one(s) for s in range(evaluation.shards))))
+    finally:
+        await deps.targets.aclose()  # a worker would keep them lingering; a bench or test run ends here
 
 
 @dataclass

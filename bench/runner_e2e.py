@@ -56,6 +56,7 @@ async def _run(args: argparse.Namespace, base_url: str, var_dir: Path) -> dict[s
     await run_evaluation(deps, evaluation, args.max_jobs)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     result = written(deps, evaluation.id)
+    await deps.targets.aclose()
     deps.engine.dispose()
     ideal = args.concurrency / args.latency
     return {

@@ -49,3 +49,4 @@ class InProcessQueue:
         for task in list(self._tasks.values()):
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await self._deps.targets.aclose()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import cached_property
 from typing import Any
 
 import httpx
@@ -34,6 +35,14 @@ class HttpJsonTarget:
         self._window = metrics.WINDOW.labels(self._label)
         self._in_flight = metrics.IN_FLIGHT.labels(self._label)
         self._latency = metrics.LATENCY.labels(self._label)
+
+    @cached_property
+    def _parsed_url(self) -> httpx.URL:
+        return httpx.URL(self.url)  # parsed once, not on every call
+
+    @cached_property
+    def _parsed_headers(self) -> httpx.Headers:
+        return httpx.Headers(self.headers)
 
     def body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         raise NotImplementedError
@@ -77,7 +86,7 @@ class HttpJsonTarget:
     async def _post(self, payload: bytes) -> tuple[bytes, httpx.Response]:
         timeout = self._config.timeout_s
         try:
-            async with self._client.stream("POST", self.url, content=payload, headers=self.headers,
+            async with self._client.stream("POST", self._parsed_url, content=payload, headers=self._parsed_headers,
                                            timeout=timeout) as response:
                 raw = await read_limited(response, self._max_bytes)
         except ResponseTooLargeError as exc:

@@ -30,6 +30,7 @@ async def startup(ctx: dict[str, Any]) -> None:
 async def shutdown(ctx: dict[str, Any]) -> None:
     deps = ctx.get("deps")
     if deps is not None:
+        await deps.targets.aclose()
         deps.engine.dispose()
 
 
