@@ -23,6 +23,7 @@ from app.routers import metrics as metrics_router
 from app.routers import webhooks as webhooks_router
 from app.runner.deps import EngineDeps, build_deps
 from app.security.body import BodyLimitMiddleware
+from app.security.openapi import document_problems
 from app.store.evaluations import ACTIVE
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
@@ -96,4 +97,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(compare.router)
     app.include_router(labels.router)
     app.include_router(pages_router)
+    document_problems(app)  # after every router: it documents them all
     return app
