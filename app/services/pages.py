@@ -336,7 +336,11 @@ def report_view(
         evaluation=ev,
         report=report,
         pillars=[
-            Bar(f"{p} {_name(library.pillars, p)}", Rate.of(b))
+            Bar(
+                f"{p} {_name(library.pillars, p)}",
+                Rate.of(b),
+                note=f"{b['ungraded']} ungraded" if b.get("ungraded") else "",
+            )
             for p, b in (report.get("by_pillar") or {}).items()
         ],
         conditions=conditions,
