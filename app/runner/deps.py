@@ -10,6 +10,7 @@ from app.benchmark.loader import Library, load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
 from app.runner.sessions import TargetSessions
+from app.runner.specs import SuiteSpecs
 from app.security.secrets import SecretBox, secret_box_for
 from app.store.db import make_engine
 
@@ -21,6 +22,7 @@ class EngineDeps:
     library: Library
     secrets: SecretBox
     targets: TargetSessions = field(default_factory=TargetSessions)
+    specs: SuiteSpecs = field(default_factory=SuiteSpecs)
 
 
 def build_deps(settings: Settings) -> EngineDeps:

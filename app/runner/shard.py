@@ -5,14 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterator
-from itertools import islice
 from typing import Any
 
 import structlog
 from sqlmodel import Session
 
-from app.benchmark.items import ItemSpec, ResolvedItem, expand_suite, resolve
+from app.benchmark.items import ItemSpec, ResolvedItem, resolve
 from app.grading.grader import Grader
 from app.observability import metrics
 from app.runner.deps import EngineDeps
@@ -29,11 +27,10 @@ CANCEL_POLL_SECONDS = 0.5
 log = structlog.get_logger("helmbench.runner")
 
 
-def shard_specs(deps: EngineDeps, evaluation: Evaluation, shard: int) -> Iterator[ItemSpec]:
+def shard_specs(deps: EngineDeps, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
     """The items of one shard: a contiguous slice of the suite's fixed order."""
     size = deps.settings.shard_size
-    specs = expand_suite(deps.library, evaluation.suite, evaluation.repeats)
-    return islice(specs, shard * size, (shard + 1) * size)
+    return deps.specs.slice(deps.library, evaluation.suite, evaluation.repeats, shard * size, (shard + 1) * size)
 
 
 def target_config(deps: EngineDeps, target: Target) -> TargetConfig:
@@ -130,7 +127,7 @@ def _load(deps: EngineDeps, evaluation_id: str) -> tuple[Evaluation, Target] | N
 
 
 def _pending(deps: EngineDeps, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
-    specs = list(shard_specs(deps, evaluation, shard))
+    specs = shard_specs(deps, evaluation, shard)
     with Session(deps.engine) as session:
         done = item_store.existing_keys(session=session, evaluation_id=evaluation.id, keys=(s.key for s in specs))
     return [s for s in specs if s.key not in done]

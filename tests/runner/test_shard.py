@@ -31,6 +31,7 @@ async def test_every_item_written_once_and_a_rerun_is_a_no_op(tmp_path: Path) ->
         outcomes = await run_evaluation(deps, evaluation, max_jobs=2)
         assert evaluation.shards == 3 and any("evaluation succeeded" in o for o in outcomes)
         again = await run_shard(deps, evaluation.id, 0)
+        await deps.targets.aclose()
     result = written(deps, evaluation.id)
     assert result.rows == result.distinct_keys == result.answered == 100 and result.status == "succeeded"
     assert again.startswith("skipped")
@@ -65,6 +66,7 @@ async def test_cancel_stops_in_flight_calls_within_seconds(tmp_path: Path) -> No
         started = time.monotonic()
         outcome = await asyncio.wait_for(task, 10)
         stopped_in = time.monotonic() - started
+        await deps.targets.aclose()
     assert outcome == "cancelled" and stopped_in < 3
     assert written(deps, evaluation.id).rows == 0
 
@@ -92,3 +94,13 @@ async def test_multi_turn_sends_the_targets_own_replies_back() -> None:
     messages, reply = await converse(adapter, item)
     assert [m["content"] for m in adapter.sent[2][1:]] == ["one", "reply 1", "two", "reply 2", "three"]
     assert reply.text == "reply 3" and reply.attempts == 3 and len(messages) == 7
+
+
+def test_shards_partition_the_suite_in_order(tmp_path: Path) -> None:
+    from app.benchmark.items import expand_suite
+    from app.runner.shard import shard_specs
+
+    deps = make_deps(_settings(tmp_path, shard_size=7), synthetic_library(3, 10))
+    evaluation = create_evaluation(deps, base_url="http://127.0.0.1:9/v1", concurrency=2, repeats=2)
+    joined = [s for shard in range(evaluation.shards) for s in shard_specs(deps, evaluation, shard)]
+    assert joined == list(expand_suite(deps.library, "bench", 2)) and evaluation.shards == 9
