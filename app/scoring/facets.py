@@ -82,6 +82,15 @@ class Facet:
     def passed(self) -> bool:
         return self.verdict == "PASS"
 
+    @property
+    def decided(self) -> bool:
+        """Graded, or UNGRADED with its deterministic rules decided (only a rubric awaits a judge)."""
+        return self.graded or self.verdict == "UNGRADED"
+
+    @property
+    def rules_passed(self) -> bool:
+        return self.passed or (self.verdict == "UNGRADED" and self.check_verdict == "PASS")
+
 
 @dataclass(frozen=True, slots=True)
 class _ScenarioParts:
@@ -139,8 +148,11 @@ def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
         flag = pert.flag_expected
         checks = it.checks or {}
         expected = parts.expectations[flag]
-        failed = {name: checks[name] != want for name, (want, _) in expected.items()
-                  if isinstance(checks.get(name), bool)}
+        failed = {
+            name: checks[name] != want
+            for name, (want, _) in expected.items()
+            if isinstance(checks.get(name), bool)
+        }
         missed = {expected[name][1] for name, did_fail in failed.items() if did_fail}
         check_verdict = "FAIL" if "FAIL" in missed else "PARTIAL" if missed else "PASS"
         facets.append(

@@ -154,3 +154,18 @@ def test_rules_pass_rate_counts_ungraded_items_whose_rules_all_passed() -> None:
     out = m.summary(items)
     assert out["rules_pass_rate"]["n"] == 4 and out["rules_pass_rate"]["count"] == 2
     assert out["pass_rate"] == 0.5 and out["ungraded"] == 2
+
+
+def test_persona_gap_counts_rubric_items_on_their_rules_before_a_judge() -> None:
+    items = [
+        facet(cell=("S", "S-PT1", "S-C1", None), verdict="UNGRADED"),
+        facet(
+            cell=("S", "S-PT1", "S-C2", None),
+            condition="pirate",
+            baseline=False,
+            verdict="UNGRADED",
+            check_verdict="FAIL",
+        ),
+    ]
+    out = m.persona_gap(items)
+    assert out["worst_condition"] == "pirate" and out["gap"] == 1.0
