@@ -18,6 +18,7 @@ from app.store.models import Evaluation
 HEADLINE_METRICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("headline", ("headline", "score")),
     ("pass_rate", ("overall", "pass_rate")),
+    ("rules_pass_rate", ("overall", "rules_pass_rate", "rate")),
     ("mean_score", ("overall", "mean_score", "mean")),
     ("sensitivity", ("sensitivity", "rate")),
     ("over_escalation", ("over_escalation", "rate")),
