@@ -56,6 +56,7 @@ def summary(facets: list[Facet]) -> dict[str, Any]:
 
 
 def group(facets: Iterable[Facet], key: Callable[[Facet], Hashable | None]) -> dict[str, list[Facet]]:
+    """Facets by key, sorted; a None key leaves the item out (e.g. items without a tier)."""
     groups: dict[str, list[Facet]] = defaultdict(list)
     for f in facets:
         k = key(f)
@@ -65,6 +66,7 @@ def group(facets: Iterable[Facet], key: Callable[[Facet], Hashable | None]) -> d
 
 
 def by(facets: list[Facet], key: Callable[[Facet], Hashable | None]) -> dict[str, dict[str, Any]]:
+    """One summary per group: the by_pillar, by_condition, … tables of the report."""
     return {k: summary(v) for k, v in group(facets, key).items()}
 
 
@@ -75,6 +77,7 @@ def severity_band(severity: int) -> str:
 
 
 def _alarm_rate(facets: list[Facet]) -> dict[str, Any]:
+    """Share that raised the alarm, among items where it could be observed and the call did not fail."""
     observed = [f for f in facets if f.alarm is not None and not f.error]
     return proportion(sum(bool(f.alarm) for f in observed), len(observed))
 
