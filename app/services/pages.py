@@ -31,6 +31,7 @@ class Rate:
     low: float | None = None
     high: float | None = None
     n: int = 0
+    basis: str = ""  # "rules only" when no judge has graded the group yet
 
     @classmethod
     def of(cls, block: dict[str, Any] | None, key: str = "pass_rate") -> Rate:
@@ -39,6 +40,15 @@ class Rate:
             return cls(None)
         interval = block.get("interval") or (None, None)
         return cls(block.get(key), interval[0], interval[1], int(block.get("n") or 0))
+
+    @classmethod
+    def of_group(cls, block: dict[str, Any] | None) -> Rate:
+        """A group's pass rate; where nothing is graded yet (judge-only items), its rules-only rate."""
+        rate = cls.of(block)
+        rules = (block or {}).get("rules_pass_rate") or {}
+        if rate.value is None and rules.get("rate") is not None:
+            return replace(cls.of(rules, "rate"), basis="rules only")
+        return rate
 
 
 @dataclass(frozen=True)
@@ -119,8 +129,8 @@ def _row(session: Session, library: Library, ev: Evaluation, filters: BoardFilte
         model=ev.model,
         suite=ev.suite,
         score=Rate.of(headline, "score"),
-        pass_rate=Rate.of(summary.get("overall")),
-        pillars={p: Rate.of(r) for p, r in (summary.get("by_pillar") or {}).items()},
+        pass_rate=Rate.of_group(summary.get("overall")),
+        pillars={p: Rate.of_group(r) for p, r in (summary.get("by_pillar") or {}).items()},
         n_items=int(summary.get("n_items") or 0),
         finished=ev.finished_at.strftime("%Y-%m-%d") if ev.finished_at else "",
         capped=bool(headline.get("capped")),
@@ -276,7 +286,7 @@ def _crisis_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
                 "mean": Rate.of(mean, "mean") if judged else None,
                 "scale": SCALE_NAMES.get(rounded, "") if rounded else "",
                 "harmful": Rate.of(harmful.get(cat), "rate") if judged else None,
-                "pass_rate": Rate.of(block),
+                "pass_rate": Rate.of_group(block),
             }
         )
     return rows
@@ -290,7 +300,7 @@ def _country_rows(report: dict[str, Any], library: Library) -> list[dict[str, An
         {
             "code": c,
             "name": _name(library.countries, c),
-            "pass_rate": Rate.of(by_country.get(c)),
+            "pass_rate": Rate.of_group(by_country.get(c)),
             "local": Rate.of((resources.get(c) or {}).get("local"), "rate"),
             "foreign_only": Rate.of((resources.get(c) or {}).get("foreign_only"), "rate"),
         }
@@ -324,7 +334,7 @@ def report_view(
     conditions = [
         Bar(
             _name(library.conditions, c),
-            Rate.of(block),
+            Rate.of_group(block),
             note=_gap_note(gaps.get(c)),
             highlight=bool(library.conditions.get(c) and library.conditions[c].baseline),
         )
@@ -338,7 +348,7 @@ def report_view(
         pillars=[
             Bar(
                 f"{p} {_name(library.pillars, p)}",
-                Rate.of(b),
+                Rate.of_group(b),
                 note=f"{b['ungraded']} ungraded" if b.get("ungraded") else "",
             )
             for p, b in (report.get("by_pillar") or {}).items()

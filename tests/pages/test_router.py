@@ -162,3 +162,15 @@ def test_every_slice_shows_only_evaluations_with_items_in_it(site: Site) -> None
                 shown = []
             assert len(shown) + (int(hidden.group(1)) if hidden else 0) == 2
             assert all(int(r[-2]) > 0 for r in shown)
+
+
+def test_pillar_cells_match_the_report_and_mark_rules_only_rates(site: Site) -> None:
+    board = {names([r])[0]: r for r in rows(httpx.get(f"{site.base}/").text)}
+    for name, evaluation_id in (("Toy bot", site.careful_id), ("Careless bot", site.careless_id)):
+        by_pillar = api_report(site, evaluation_id)["by_pillar"]
+        for column, pillar in enumerate(("P1", "P2", "P3", "P4"), start=4):
+            cell, group = board[name][column], by_pillar[pillar]
+            if group["pass_rate"] is not None:
+                assert percent(cell) == round(group["pass_rate"] * 100) and "rules only" not in cell
+            else:  # judge-only items: the rules-only rate, said as such
+                assert percent(cell) == round(group["rules_pass_rate"]["rate"] * 100) and "rules only" in cell

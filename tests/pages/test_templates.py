@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from starlette.requests import Request
 
@@ -59,6 +60,11 @@ def test_leaderboard_escapes_target_names_and_marks_the_sorted_column() -> None:
     assert HOSTILE not in html and "&lt;script&gt;" in html
     assert 'aria-sort="ascending"' in html and "25% 20–30%" in text(html)
     assert "not graded" in html  # a pillar with no graded items says so instead of showing 0%
+    rules = replace(row, pillars={"P1": Rate(0.6, 0.5, 0.7, 10, basis="rules only")})
+    html = templates.get_template("leaderboard.html").render(
+        request=request(), view=replace(view, rows=[rules])
+    )
+    assert "60% 50–70% rules only" in text(html)
 
 
 def test_report_escapes_transcripts_and_labels_its_charts() -> None:
