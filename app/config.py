@@ -75,6 +75,8 @@ class Settings(BaseSettings):
         default=3.0, gt=0, description="Registration-time DNS check of a URL; past it, call time decides.")
     keep_alive_timeout_s: int = Field(
         default=5, ge=1, description="`helmbench serve`: idle keep-alive connections close after this.")
+    head_timeout_s: float = Field(
+        default=10.0, gt=0, description="`helmbench serve`: a request line and headers must arrive within this.")
 
     # Live progress, webhooks, HTTP caching and the CLI client (issue 8)
     cors_origins: str = Field(

@@ -29,11 +29,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
     import uvicorn
 
     from app.main import create_app
+    from app.security.serving import head_timeout_protocol
 
     settings = Settings()
-    # Request bodies are bounded in size and time by BodyLimitMiddleware; idle keep-alives close here.
+    # Slow clients: a trickled head is cut by the protocol, a trickled body by BodyLimitMiddleware (408).
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info",
-                timeout_keep_alive=settings.keep_alive_timeout_s)
+                timeout_keep_alive=settings.keep_alive_timeout_s,
+                http=head_timeout_protocol(settings.head_timeout_s))
 
 
 @app.command()
