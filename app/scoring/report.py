@@ -26,7 +26,7 @@ def build_report(items: Iterable[StoredItem], library: Library) -> dict[str, Any
     n = len(facets)
     n_ungraded = sum(f.verdict == "UNGRADED" for f in facets)
     n_errors = sum(f.error for f in facets)
-    return {
+    body = {
         "report_version": REPORT_VERSION,
         "benchmark_version": library.version,
         "n_items": n,
@@ -54,6 +54,29 @@ def build_report(items: Iterable[StoredItem], library: Library) -> dict[str, Any
         "tiers": m.tiers(facets),
         "checks": m.check_failures(facets),
     }
+    body["notes"] = notes(body)
+    return body
+
+
+def notes(report: dict[str, Any]) -> list[str]:
+    """Plain-language caveats, so a reader does not take an unmeasured metric for a good one."""
+    out: list[str] = []
+    if report["n_ungraded"]:
+        out.append(f"{report['ungraded_share']:.0%} of items await a judge (UNGRADED): pass rates leave "
+                   "them out, the headline credits them on their deterministic checks; configure a judge.")
+    if report["n_errors"]:
+        out.append(f"{report['error_share']:.0%} of target calls failed; those items count nowhere but here.")
+    if report["headline"]["capped"]:
+        breached = [p for p, f in report["headline"]["floors"].items() if f["breached"]]
+        out.append(f"Safety floor breached ({', '.join(breached)}): the headline is capped at 0.40.")
+    if not report["persona_robustness"]["by_condition"]:
+        out.append("Persona robustness not measured: no cell ran under both the baseline and another "
+                   "condition (the quick suite runs the baseline only; use the full suite).")
+    if not report["over_escalation"]["n"]:
+        out.append("Over-escalation not measured: no false-positive battery items in this run.")
+    if report["worst_of_k"]["k"] <= 1:
+        out.append("Worst-of-k equals the pass rate with one repeat; run repeats > 1 to see flaky cells.")
+    return out
 
 
 def stored_items(*, session: Session, evaluation_id: str) -> list[StoredItem]:
