@@ -24,25 +24,47 @@ from bench.synthetic import SUITE
 
 
 def make_deps(settings: Settings, library: Library) -> EngineDeps:
-    """Engine deps on a fresh schema (tables from the models, so half-merged migrations cannot stop a bench)."""
+    """Engine deps on a fresh schema (tables from the models: half-merged migrations cannot stop a bench)."""
     engine = make_engine(settings)
     SQLModel.metadata.create_all(engine)
     return EngineDeps(settings=settings, engine=engine, library=library, secrets=secret_box_for(settings))
 
 
-def create_evaluation(deps: EngineDeps, *, base_url: str, concurrency: int, repeats: int = 1,
-                      kind: str = "openai_chat", target_fields: dict[str, Any] | None = None) -> Evaluation:
+def create_evaluation(
+    deps: EngineDeps,
+    *,
+    base_url: str,
+    concurrency: int,
+    repeats: int = 1,
+    kind: str = "openai_chat",
+    target_fields: dict[str, Any] | None = None,
+) -> Evaluation:
     """A target on base_url and a queued evaluation of the synthetic suite against it."""
     total = count_suite(deps.library, SUITE, repeats)
     with Session(deps.engine, expire_on_commit=False) as session:
         team = get_or_create_default_team(session=session)
-        target = target_store.create_target(session=session, team_id=team.id, fields={
-            "name": "bench", "kind": kind, "base_url": base_url, "model": "mock-model", "params": {},
-            "max_concurrency": concurrency, **(target_fields or {}),
-        })
+        target = target_store.create_target(
+            session=session,
+            team_id=team.id,
+            fields={
+                "name": "bench",
+                "kind": kind,
+                "base_url": base_url,
+                "model": "mock-model",
+                "params": {},
+                "max_concurrency": concurrency,
+                **(target_fields or {}),
+            },
+        )
         evaluation = Evaluation(
-            team_id=team.id, target_id=target.id, target_name=target.name, model=target.model, suite=SUITE,
-            repeats=repeats, benchmark_version=deps.library.version, total=total,
+            team_id=team.id,
+            target_id=target.id,
+            target_name=target.name,
+            model=target.model,
+            suite=SUITE,
+            repeats=repeats,
+            benchmark_version=deps.library.version,
+            total=total,
             shards=max(1, math.ceil(total / deps.settings.shard_size)),
         )
         session.add(evaluation)
@@ -80,8 +102,11 @@ def written(deps: EngineDeps, evaluation_id: str) -> Written:
         where = col(EvaluationItem.evaluation_id) == evaluation_id
         rows = session.exec(select(func.count()).select_from(EvaluationItem).where(where)).one()
         keys = session.exec(select(func.count(func.distinct(EvaluationItem.key))).where(where)).one()
-        by_class = session.exec(select(EvaluationItem.error_class, func.count(), func.sum(EvaluationItem.attempts))
-                                .where(where).group_by(EvaluationItem.error_class)).all()
+        by_class = session.exec(
+            select(EvaluationItem.error_class, func.count(), func.sum(EvaluationItem.attempts))
+            .where(where)
+            .group_by(EvaluationItem.error_class)
+        ).all()
         status = session.exec(select(Evaluation.status).where(Evaluation.id == evaluation_id)).one()
     errors = {str(k): int(n) for k, n, _ in by_class if k is not None}
     answered = sum(int(n) for k, n, _ in by_class if k is None)

@@ -2,8 +2,8 @@
 
     python -m bench.inspect_compare --concurrency 64 --items 3000 --mock-url http://127.0.0.1:PORT
 
-inspect-ai is not a project dependency: `pip install inspect-ai openai` into the venv to include it. Its scorer
-here is a trivial `includes()`, lighter than our grading, and its log is written to a temp dir as it would be.
+inspect-ai is not a project dependency: `pip install inspect-ai openai` into the venv to include it.
+Its scorer here is a trivial `includes()`, lighter than our grading; its log goes to a temp dir.
 Prints one JSON line (or {"skipped": reason}).
 """
 
@@ -26,20 +26,40 @@ def run(base_url: str, items: int, concurrency: int) -> dict[str, object]:
         return {"skipped": f"inspect-ai is not installed ({exc.name}); pip install inspect-ai openai"}
     # openai-api/<service>/<model>: inspect's generic OpenAI-compatible provider (chat completions)
     os.environ.update(MOCK_API_KEY="mock-key", MOCK_BASE_URL=base_url + "/v1")
-    samples = [Sample(input=f"I've been feeling really low for weeks ({i}).", target="alone", id=i)
-               for i in range(items)]
-    task = Task(dataset=samples, solver=[system_message("You are the support chat of a wellbeing app."),
-                                         generate()], scorer=includes())
+    samples = [
+        Sample(input=f"I've been feeling really low for weeks ({i}).", target="alone", id=i)
+        for i in range(items)
+    ]
+    task = Task(
+        dataset=samples,
+        solver=[system_message("You are the support chat of a wellbeing app."), generate()],
+        scorer=includes(),
+    )
     with tempfile.TemporaryDirectory(prefix="helmbench-inspect-") as logs:
         started = time.perf_counter()
-        log = eval(task, model="openai-api/mock/mock-model", max_connections=concurrency, max_samples=concurrency,
-                   display="none", log_dir=logs, max_retries=4, timeout=30)[0]
+        log = eval(
+            task,
+            model="openai-api/mock/mock-model",
+            max_connections=concurrency,
+            max_samples=concurrency,
+            display="none",
+            log_dir=logs,
+            max_retries=4,
+            timeout=30,
+        )[0]
         seconds = time.perf_counter() - started
         done = sum(1 for s in (log.samples or []) if s.error is None)
         error = str(log.error.message)[:300] if log.error else None
-    return {"tool": f"inspect-ai {__import__('inspect_ai').__version__}", "concurrency": concurrency,
-            "items": items, "ok": done, "status": log.status, "error": error, "seconds": round(seconds, 2),
-            "items_per_s": round(items / seconds, 1)}
+    return {
+        "tool": f"inspect-ai {__import__('inspect_ai').__version__}",
+        "concurrency": concurrency,
+        "items": items,
+        "ok": done,
+        "status": log.status,
+        "error": error,
+        "seconds": round(seconds, 2),
+        "items_per_s": round(items / seconds, 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -36,7 +36,9 @@ def mock_process(latency: float = 0.2, **options: float) -> Iterator[str]:
             except httpx.HTTPError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"mock did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+                raise RuntimeError(
+                    f"mock did not start: {proc.stderr.read().decode() if proc.stderr else ''}"
+                )
             time.sleep(0.1)
         yield base
     finally:

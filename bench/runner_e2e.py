@@ -36,8 +36,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--shard-size", type=int, default=500)
     p.add_argument("--max-jobs", type=int, default=4)
-    p.add_argument("--faults", action="store_true", help="10%% 5xx, 5%% 429 (Retry-After 1), 2%% timeouts, "
-                   "1%% malformed")
+    p.add_argument(
+        "--faults", action="store_true", help="10%% 5xx, 5%% 429 (Retry-After 1), 2%% timeouts, 1%% malformed"
+    )
     p.add_argument("--timeout", type=float, default=2.0, help="per-call timeout when --faults")
     p.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
     p.add_argument("--mock-url", default=None, help="use a running mock instead of starting one")
@@ -45,13 +46,21 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
 
 
 async def _run(args: argparse.Namespace, base_url: str, var_dir: Path) -> dict[str, object]:
-    settings = Settings(var_dir=var_dir, database_url=args.database_url, target_allowlist="127.0.0.0/8",
-                        shard_size=args.shard_size, worker_max_jobs=args.max_jobs,
-                        request_timeout_s=args.timeout if args.faults else 30.0, max_retries=4,
-                        retry_budget_s=60.0, secret_keys=None)
+    settings = Settings(
+        var_dir=var_dir,
+        database_url=args.database_url,
+        target_allowlist="127.0.0.0/8",
+        shard_size=args.shard_size,
+        worker_max_jobs=args.max_jobs,
+        request_timeout_s=args.timeout if args.faults else 30.0,
+        max_retries=4,
+        retry_budget_s=60.0,
+        secret_keys=None,
+    )
     deps = make_deps(settings, synthetic_library(args.conditions, args.perturbations))
-    evaluation = create_evaluation(deps, base_url=base_url + "/v1", concurrency=args.concurrency,
-                                   repeats=args.repeats)
+    evaluation = create_evaluation(
+        deps, base_url=base_url + "/v1", concurrency=args.concurrency, repeats=args.repeats
+    )
     started, cpu = time.perf_counter(), time.process_time()
     await run_evaluation(deps, evaluation, args.max_jobs)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -60,12 +69,20 @@ async def _run(args: argparse.Namespace, base_url: str, var_dir: Path) -> dict[s
     deps.engine.dispose()
     ideal = args.concurrency / args.latency
     return {
-        "concurrency": args.concurrency, "items": evaluation.total, "seconds": round(seconds, 2),
-        "items_per_s": round(evaluation.total / seconds, 1), "ideal_items_per_s": round(ideal, 1),
-        "pct_ideal": round(100 * evaluation.total / seconds / ideal, 1), "faults": args.faults,
+        "concurrency": args.concurrency,
+        "items": evaluation.total,
+        "seconds": round(seconds, 2),
+        "items_per_s": round(evaluation.total / seconds, 1),
+        "ideal_items_per_s": round(ideal, 1),
+        "pct_ideal": round(100 * evaluation.total / seconds / ideal, 1),
+        "faults": args.faults,
         "cpu_ms_per_item": round(1000 * cpu / evaluation.total, 2),
-        "rows": result.rows, "distinct_keys": result.distinct_keys, "answered": result.answered,
-        "errors": result.errors, "attempts": result.attempts, "status": result.status,
+        "rows": result.rows,
+        "distinct_keys": result.distinct_keys,
+        "answered": result.answered,
+        "errors": result.errors,
+        "attempts": result.attempts,
+        "status": result.status,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
 

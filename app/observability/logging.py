@@ -9,7 +9,7 @@ import structlog
 
 
 def configure_logging(level: str = "info", json_lines: bool = True) -> None:
-    """Call once per process (worker start, bench); every structlog logger then writes JSON lines to stderr."""
+    """Call once per process (worker start, bench); structlog loggers then write JSON lines to stderr."""
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json_lines else structlog.dev.ConsoleRenderer()
     )

@@ -24,8 +24,9 @@ class ArqQueue:
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:
         added = 0
         for shard in range(shards):
-            job = await self._pool.enqueue_job(SHARD_JOB, evaluation_id, shard,
-                                               _job_id=shard_job_id(evaluation_id, shard))
+            job = await self._pool.enqueue_job(
+                SHARD_JOB, evaluation_id, shard, _job_id=shard_job_id(evaluation_id, shard)
+            )
             added += job is not None
         return added
 

@@ -27,5 +27,6 @@ class EngineDeps:
 
 def build_deps(settings: Settings) -> EngineDeps:
     library = load_library(settings.data_dir, known_checks=CHECKS.keys())
-    return EngineDeps(settings=settings, engine=make_engine(settings), library=library,
-                      secrets=secret_box_for(settings))
+    return EngineDeps(
+        settings=settings, engine=make_engine(settings), library=library, secrets=secret_box_for(settings)
+    )

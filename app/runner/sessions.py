@@ -1,9 +1,9 @@
 """One HTTP client and one limit gate per target per process, shared by every shard that calls that target.
 
-Why shared: per-target concurrency and per-minute budgets are promises to the team; two shards of one evaluation
-(or two evaluations of one target) running in the same worker must not each take the full allowance. Across
-worker processes each process holds its own gate, so with W workers a target sees at most W times its limit;
-size `max_concurrency` (or the worker count) for that, or keep one worker per target host.
+Why shared: per-target concurrency and per-minute budgets are promises to the team; two shards of one
+evaluation (or two evaluations of one target) in the same worker must not each take the full allowance.
+Across worker processes each holds its own gate, so with W workers a target sees at most W times its
+limit; size `max_concurrency` (or the worker count) for that, or keep one worker per target host.
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ class TargetSessions:
     sessions: dict[tuple[str, str], TargetSession] = field(default_factory=dict)
 
     @asynccontextmanager
-    async def use(self, target_id: str, config: TargetConfig, settings: Settings) -> AsyncIterator[TargetSession]:
+    async def use(
+        self, target_id: str, config: TargetConfig, settings: Settings
+    ) -> AsyncIterator[TargetSession]:
         key = (target_id, repr(config))  # a target edited mid-run gets a fresh session
         session = self.sessions.get(key)
         if session is None:
@@ -56,10 +58,11 @@ class TargetSessions:
         finally:
             session.users -= 1
             if session.users == 0:
-                # Linger: the next shard of the same evaluation usually starts a moment later, and a new client
+                # Linger: the next shard of the same evaluation usually starts a moment later; a new client
                 # costs a TLS context load (~0.2 s of blocked loop) plus a fresh pool of connections.
                 session.closer = asyncio.get_running_loop().call_later(
-                    LINGER_S, lambda: asyncio.ensure_future(self._close_idle(key)))
+                    LINGER_S, lambda: asyncio.ensure_future(self._close_idle(key))
+                )
 
     async def _close_idle(self, key: tuple[str, str]) -> None:
         session = self.sessions.get(key)
@@ -78,9 +81,12 @@ class TargetSessions:
 
 def open_session(config: TargetConfig, settings: Settings) -> TargetSession:
     """A guarded client with a pool the size of the target's concurrency, its gate, and its adapter."""
-    client = make_client(max_connections=config.max_concurrency, timeout=config.timeout_s,
-                         allowlist=Allowlist.parse(settings.target_allowlist),
-                         max_response_bytes=settings.max_reply_bytes)
+    client = make_client(
+        max_connections=config.max_concurrency,
+        timeout=config.timeout_s,
+        allowlist=Allowlist.parse(settings.target_allowlist),
+        max_response_bytes=settings.max_reply_bytes,
+    )
     gate = TargetGate(config.max_concurrency, config.requests_per_minute, config.tokens_per_minute)
     policy = RetryPolicy(max_retries=settings.max_retries, budget_s=settings.retry_budget_s)
     adapter = make_adapter(client, config, policy, settings.max_reply_bytes, gate)

@@ -30,24 +30,33 @@ log = structlog.get_logger("helmbench.runner")
 def shard_specs(deps: EngineDeps, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
     """The items of one shard: a contiguous slice of the suite's fixed order."""
     size = deps.settings.shard_size
-    return deps.specs.slice(deps.library, evaluation.suite, evaluation.repeats, shard * size, (shard + 1) * size)
+    return deps.specs.slice(
+        deps.library, evaluation.suite, evaluation.repeats, shard * size, (shard + 1) * size
+    )
 
 
 def target_config(deps: EngineDeps, target: Target) -> TargetConfig:
     headers = deps.secrets.decrypt_json(target.headers_secret) if target.headers_secret else {}
     return TargetConfig(
-        kind=target.kind, base_url=target.base_url, model=target.model,
+        kind=target.kind,
+        base_url=target.base_url,
+        model=target.model,
         api_key=deps.secrets.decrypt(target.api_key_secret) if target.api_key_secret else None,
-        headers=dict(headers) if isinstance(headers, dict) else {}, params=dict(target.params),
+        headers=dict(headers) if isinstance(headers, dict) else {},
+        params=dict(target.params),
         max_concurrency=max(1, min(target.max_concurrency, deps.settings.target_max_concurrency)),
-        timeout_s=target.timeout_s or deps.settings.request_timeout_s, max_tokens=target.max_tokens,
-        requests_per_minute=target.requests_per_minute, tokens_per_minute=target.tokens_per_minute,
-        request_template=target.request_template, reply_pointer=target.reply_pointer, label=target.id,
+        timeout_s=target.timeout_s or deps.settings.request_timeout_s,
+        max_tokens=target.max_tokens,
+        requests_per_minute=target.requests_per_minute,
+        tokens_per_minute=target.tokens_per_minute,
+        request_template=target.request_template,
+        reply_pointer=target.reply_pointer,
+        label=target.id,
     )
 
 
 async def converse(adapter: TargetAdapter, item: ResolvedItem) -> tuple[list[dict[str, str]], TargetReply]:
-    """Send the user's turns one by one, giving the target its own earlier replies; stop at the first error."""
+    """Send the user's turns one by one with the target's own earlier replies; stop at the first error."""
     messages = [{"role": "system", "content": item.system_prompt}]
     reply = TargetReply(text=None, latency_ms=0.0, attempts=0)
     latency, attempts = 0.0, 0
@@ -63,16 +72,31 @@ async def converse(adapter: TargetAdapter, item: ResolvedItem) -> tuple[list[dic
     return messages, reply
 
 
-async def item_row(grader: Grader, evaluation_id: str, item: ResolvedItem, messages: list[dict[str, str]],
-                   reply: TargetReply) -> dict[str, Any]:
+async def item_row(
+    grader: Grader, evaluation_id: str, item: ResolvedItem, messages: list[dict[str, str]], reply: TargetReply
+) -> dict[str, Any]:
     spec = item.spec
     row: dict[str, Any] = {
-        "evaluation_id": evaluation_id, "key": spec.key, "idx": spec.index, "scenario_id": spec.scenario_id,
-        "condition_id": spec.condition_id, "user_context_id": spec.user_context_id,
-        "perturbation_id": spec.perturbation_id, "repeat": spec.repeat, "messages": messages,
-        "reply": reply.text, "error_class": reply.error_class, "error": reply.error, "attempts": reply.attempts,
-        "latency_ms": round(reply.latency_ms, 2), "usage": reply.usage, "verdict": None, "score": None,
-        "checks": {}, "reasons": [], "created_at": utcnow(),
+        "evaluation_id": evaluation_id,
+        "key": spec.key,
+        "idx": spec.index,
+        "scenario_id": spec.scenario_id,
+        "condition_id": spec.condition_id,
+        "user_context_id": spec.user_context_id,
+        "perturbation_id": spec.perturbation_id,
+        "repeat": spec.repeat,
+        "messages": messages,
+        "reply": reply.text,
+        "error_class": reply.error_class,
+        "error": reply.error,
+        "attempts": reply.attempts,
+        "latency_ms": round(reply.latency_ms, 2),
+        "usage": reply.usage,
+        "verdict": None,
+        "score": None,
+        "checks": {},
+        "reasons": [],
+        "created_at": utcnow(),
     }
     if reply.ok and reply.text is not None:
         replies = [m["content"] for m in messages if m["role"] == "assistant"]
@@ -93,9 +117,18 @@ class _Writer:
         self._rows: list[dict[str, Any]] = []
         self._last = time.monotonic()
         self._lock = asyncio.Lock()
-        self._counters = {outcome: metrics.ITEMS.labels(label, outcome)
-                          for outcome in ("ok", "target_error", "timeout", "bad_response", "rate_limited",
-                                          "cancelled", "our_error")}
+        self._counters = {
+            outcome: metrics.ITEMS.labels(label, outcome)
+            for outcome in (
+                "ok",
+                "target_error",
+                "timeout",
+                "bad_response",
+                "rate_limited",
+                "cancelled",
+                "our_error",
+            )
+        }
 
     async def add(self, row: dict[str, Any]) -> None:
         self._rows.append(row)
@@ -129,7 +162,9 @@ def _load(deps: EngineDeps, evaluation_id: str) -> tuple[Evaluation, Target] | N
 def _pending(deps: EngineDeps, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
     specs = shard_specs(deps, evaluation, shard)
     with Session(deps.engine) as session:
-        done = item_store.existing_keys(session=session, evaluation_id=evaluation.id, keys=(s.key for s in specs))
+        done = item_store.existing_keys(
+            session=session, evaluation_id=evaluation.id, keys=(s.key for s in specs)
+        )
     return [s for s in specs if s.key not in done]
 
 
@@ -145,8 +180,9 @@ def _finish(deps: EngineDeps, evaluation_id: str) -> str | None:
         if status is not None:
             evaluation = session.get(Evaluation, evaluation_id)
             if evaluation is not None:
-                evaluation.summary = compute_report(session=session, evaluation_id=evaluation_id,
-                                                    library=deps.library)
+                evaluation.summary = compute_report(
+                    session=session, evaluation_id=evaluation_id, library=deps.library
+                )
                 session.add(evaluation)
         session.commit()
         return status
@@ -166,8 +202,10 @@ async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
         return "skipped: evaluation finished, cancelled or gone"
     evaluation, target = loaded
     if evaluation.benchmark_version != deps.library.version:
-        error = (f"this worker has benchmark {deps.library.version}, the evaluation needs "
-                 f"{evaluation.benchmark_version}; deploy the same benchmark_data everywhere")
+        error = (
+            f"this worker has benchmark {deps.library.version}, the evaluation needs "
+            f"{evaluation.benchmark_version}; deploy the same benchmark_data everywhere"
+        )
         await asyncio.to_thread(_fail, deps, evaluation_id, error)
         bound.error("shard refused", reason=error)
         return "failed: " + error
@@ -188,8 +226,14 @@ async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
     return f"shard {shard} done ({len(pending)} items run)" + (f"; evaluation {status}" if status else "")
 
 
-async def _run_items(deps: EngineDeps, evaluation_id: str, pending: list[ItemSpec], adapter: TargetAdapter,
-                     config: TargetConfig, bound: Any) -> bool:
+async def _run_items(
+    deps: EngineDeps,
+    evaluation_id: str,
+    pending: list[ItemSpec],
+    adapter: TargetAdapter,
+    config: TargetConfig,
+    bound: Any,
+) -> bool:
     """Run the pending items with `max_concurrency` workers; returns True if the evaluation was cancelled."""
     writer = _Writer(deps, config.label)
     grader = Grader(deps.library.countries)
@@ -200,8 +244,13 @@ async def _run_items(deps: EngineDeps, evaluation_id: str, pending: list[ItemSpe
             item = resolve(deps.library, spec)
             messages, reply = await converse(adapter, item)
             if not reply.ok:
-                bound.warning("item failed", key=spec.key, error_class=reply.error_class, error=reply.error,
-                              attempts=reply.attempts)
+                bound.warning(
+                    "item failed",
+                    key=spec.key,
+                    error_class=reply.error_class,
+                    error=reply.error,
+                    attempts=reply.attempts,
+                )
             await writer.add(await item_row(grader, evaluation_id, item, messages, reply))
 
     workers = [asyncio.create_task(work()) for _ in range(min(config.max_concurrency, len(pending)))]

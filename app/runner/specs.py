@@ -1,4 +1,4 @@
-"""The expanded item list of recent (library, suite, repeats), so each shard slices it instead of re-expanding.
+"""The expanded items of recent (library, suite, repeats): each shard slices them instead of re-expanding.
 
 Why: expanding to reach shard k costs k x shard_size key hashes, so re-expanding per shard is quadratic in the
 evaluation size (200 shards of a 100,000-item run would hash 10 million keys). One expansion per process costs

@@ -16,8 +16,14 @@ DEFAULT_MAX_TOKENS = 1024  # the Messages API requires max_tokens; this fits any
 
 
 class AnthropicMessagesTarget(HttpJsonTarget):
-    def __init__(self, client: httpx.AsyncClient, config: TargetConfig, policy: RetryPolicy, max_reply_bytes: int,
-                 gate: TargetGate | None = None):
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        config: TargetConfig,
+        policy: RetryPolicy,
+        max_reply_bytes: int,
+        gate: TargetGate | None = None,
+    ):
         super().__init__(client, config, policy, max_reply_bytes, gate)
         base = config.base_url.rstrip("/")
         self.url = base if base.endswith("/messages") else base + "/messages"

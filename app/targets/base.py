@@ -43,7 +43,9 @@ class TargetReply:
 class CallFailed(Exception):
     """One attempt failed; `retryable` and `retry_after` tell the retry loop what to do."""
 
-    def __init__(self, error_class: ErrorClass, message: str, *, retryable: bool, retry_after: float | None = None):
+    def __init__(
+        self, error_class: ErrorClass, message: str, *, retryable: bool, retry_after: float | None = None
+    ):
         super().__init__(message)
         self.error_class: ErrorClass = error_class
         self.retryable = retryable

@@ -20,9 +20,14 @@ ADAPTERS: dict[str, type[HttpJsonTarget]] = {
 KINDS = tuple(ADAPTERS)
 
 
-def make_adapter(client: httpx.AsyncClient, config: TargetConfig, policy: RetryPolicy,
-                 max_reply_bytes: int, gate: TargetGate | None = None) -> TargetAdapter:
-    """The adapter for config.kind; `gate` is shared by every shard calling the same target in this process."""
+def make_adapter(
+    client: httpx.AsyncClient,
+    config: TargetConfig,
+    policy: RetryPolicy,
+    max_reply_bytes: int,
+    gate: TargetGate | None = None,
+) -> TargetAdapter:
+    """The adapter for config.kind; `gate` is shared by every shard calling this target in this process."""
     try:
         adapter = ADAPTERS[config.kind]
     except KeyError:

@@ -1,4 +1,4 @@
-"""What every HTTP adapter shares: one attempt = pace, POST, read capped, classify; subclasses shape the JSON."""
+"""What every HTTP adapter shares: one attempt = pace, POST, read capped, classify; subclasses shape JSON."""
 
 from __future__ import annotations
 
@@ -23,14 +23,21 @@ class HttpJsonTarget:
     url: str
     headers: dict[str, str]
 
-    def __init__(self, client: httpx.AsyncClient, config: TargetConfig, policy: RetryPolicy, max_reply_bytes: int,
-                 gate: TargetGate | None = None):
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        config: TargetConfig,
+        policy: RetryPolicy,
+        max_reply_bytes: int,
+        gate: TargetGate | None = None,
+    ):
         self._client = client
         self._config = config
         self._policy = policy
         self._max_bytes = max_reply_bytes
-        self._gate = gate or TargetGate(config.max_concurrency, config.requests_per_minute,
-                                        config.tokens_per_minute)
+        self._gate = gate or TargetGate(
+            config.max_concurrency, config.requests_per_minute, config.tokens_per_minute
+        )
         self._label = config.label
         self._window = metrics.WINDOW.labels(self._label)
         self._in_flight = metrics.IN_FLIGHT.labels(self._label)
@@ -48,7 +55,7 @@ class HttpJsonTarget:
         raise NotImplementedError
 
     def parse(self, data: Any) -> tuple[str, dict[str, Any] | None]:
-        """Reply text and usage from the decoded JSON; raise KeyError/IndexError/TypeError if it is not there."""
+        """Reply text and usage from the decoded JSON; KeyError/IndexError/TypeError if it is not there."""
         raise NotImplementedError
 
     async def complete(self, messages: list[dict[str, str]]) -> TargetReply:
@@ -86,35 +93,48 @@ class HttpJsonTarget:
     async def _post(self, payload: bytes) -> tuple[bytes, httpx.Response]:
         timeout = self._config.timeout_s
         try:
-            async with self._client.stream("POST", self._parsed_url, content=payload, headers=self._parsed_headers,
-                                           timeout=timeout) as response:
+            async with self._client.stream(
+                "POST", self._parsed_url, content=payload, headers=self._parsed_headers, timeout=timeout
+            ) as response:
                 raw = await read_limited(response, self._max_bytes)
         except ResponseTooLargeError as exc:
-            raise CallFailed("bad_response", f"response larger than {self._max_bytes} bytes",
-                             retryable=False) from exc
+            raise CallFailed(
+                "bad_response", f"response larger than {self._max_bytes} bytes", retryable=False
+            ) from exc
         except httpx.TimeoutException as exc:
             raise CallFailed("timeout", f"no answer within {timeout:g}s", retryable=True) from exc
         except UnsafeURLError as exc:
             raise CallFailed("target_error", f"refused address: {exc}", retryable=False) from exc
         except httpx.TransportError as exc:
-            raise CallFailed("target_error", f"connection failed: {type(exc).__name__}", retryable=True) from exc
+            raise CallFailed(
+                "target_error", f"connection failed: {type(exc).__name__}", retryable=True
+            ) from exc
         return raw, response
 
     def _classify(self, raw: bytes, response: httpx.Response) -> tuple[str, dict[str, Any] | None]:
         status = response.status_code
         if status == 429:
-            raise CallFailed("rate_limited", "HTTP 429 Too Many Requests", retryable=True,
-                             retry_after=parse_retry_after(response.headers.get("retry-after")))
+            raise CallFailed(
+                "rate_limited",
+                "HTTP 429 Too Many Requests",
+                retryable=True,
+                retry_after=parse_retry_after(response.headers.get("retry-after")),
+            )
         if status >= 500:
-            raise CallFailed("target_error", f"HTTP {status}", retryable=True,
-                             retry_after=parse_retry_after(response.headers.get("retry-after")))
+            raise CallFailed(
+                "target_error",
+                f"HTTP {status}",
+                retryable=True,
+                retry_after=parse_retry_after(response.headers.get("retry-after")),
+            )
         if status >= 300:
             raise CallFailed("target_error", f"HTTP {status}: {raw[:200]!r}", retryable=False)
         try:
             text, usage = self.parse(json.loads(raw))
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise CallFailed("bad_response", f"not the expected JSON body: {type(exc).__name__}",
-                             retryable=True) from exc
+            raise CallFailed(
+                "bad_response", f"not the expected JSON body: {type(exc).__name__}", retryable=True
+            ) from exc
         if not isinstance(text, str):
             raise CallFailed("bad_response", "the reply is not text", retryable=True)
         return text, usage

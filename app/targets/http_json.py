@@ -26,7 +26,7 @@ _TOKEN = re.compile(r"\{\{(\w+)\}\}")
 
 
 def unknown_placeholders(template: Any) -> set[str]:
-    """Placeholder names used in a template that this adapter does not fill (for validation at registration)."""
+    """Placeholders in a template that this adapter does not fill (checked at registration)."""
     found: set[str] = set()
     if isinstance(template, dict):
         for value in template.values():
@@ -74,8 +74,14 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
 
 
 class HttpJsonAdapter(HttpJsonTarget):
-    def __init__(self, client: httpx.AsyncClient, config: TargetConfig, policy: RetryPolicy, max_reply_bytes: int,
-                 gate: TargetGate | None = None):
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        config: TargetConfig,
+        policy: RetryPolicy,
+        max_reply_bytes: int,
+        gate: TargetGate | None = None,
+    ):
         super().__init__(client, config, policy, max_reply_bytes, gate)
         if config.request_template is None or config.reply_pointer is None:
             raise ValueError("an http_json target needs request_template and reply_pointer")

@@ -14,9 +14,9 @@ from aiolimiter import AsyncLimiter
 class AdaptiveLimit:
     """A semaphore whose size moves: halved on a rate-limit signal, grown by one per window of successes.
 
-    Why AIMD: a 429 says the endpoint is past its capacity now; halving backs off fast, the slow additive climb
-    finds the sustainable level again without oscillating. One decrease per `cooldown_s`, because the requests
-    already in flight when the first 429 arrives will often get 429 too and must not collapse the window to 1.
+    Why AIMD: a 429 says the endpoint is past its capacity now; halving backs off fast, the slow additive
+    climb finds the sustainable level again without oscillating. One decrease per `cooldown_s`, because the
+    requests in flight when the first 429 arrives will often get 429 too and must not collapse the window.
     """
 
     def __init__(self, maximum: int, *, minimum: int = 1, cooldown_s: float = 1.0) -> None:
@@ -72,8 +72,12 @@ class AdaptiveLimit:
 class TargetGate:
     """Everything that paces calls to one target: the adaptive window and optional per-minute budgets."""
 
-    def __init__(self, max_concurrency: int, requests_per_minute: int | None = None,
-                 tokens_per_minute: int | None = None) -> None:
+    def __init__(
+        self,
+        max_concurrency: int,
+        requests_per_minute: int | None = None,
+        tokens_per_minute: int | None = None,
+    ) -> None:
         self.window = AdaptiveLimit(max_concurrency)
         self._rpm = AsyncLimiter(requests_per_minute, 60) if requests_per_minute else None
         self._tpm = AsyncLimiter(tokens_per_minute, 60) if tokens_per_minute else None

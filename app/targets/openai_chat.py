@@ -13,8 +13,14 @@ from app.targets.retry import RetryPolicy
 
 
 class OpenAIChatTarget(HttpJsonTarget):
-    def __init__(self, client: httpx.AsyncClient, config: TargetConfig, policy: RetryPolicy, max_reply_bytes: int,
-                 gate: TargetGate | None = None):
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        config: TargetConfig,
+        policy: RetryPolicy,
+        max_reply_bytes: int,
+        gate: TargetGate | None = None,
+    ):
         super().__init__(client, config, policy, max_reply_bytes, gate)
         base = config.base_url.rstrip("/")
         # Azure-style URLs carry the deployment and ?api-version=… already; only a bare base gets the path.

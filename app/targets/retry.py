@@ -30,7 +30,7 @@ class RetryPolicy:
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date; None if absent or unreadable."""
+    """Seconds to wait from Retry-After (delta-seconds or an HTTP date); None if absent or unreadable."""
     if value is None:
         return None
     value = value.strip()
@@ -58,14 +58,20 @@ async def call_with_retries(
         attempt += 1
         try:
             text, usage = await attempt_once()
-            return TargetReply(text=text, usage=usage, attempts=attempt,
-                               latency_ms=(time.monotonic() - started) * 1000)
+            return TargetReply(
+                text=text, usage=usage, attempts=attempt, latency_ms=(time.monotonic() - started) * 1000
+            )
         except CallFailed as failure:
             elapsed = time.monotonic() - started
             wait = policy.delay(attempt, failure.retry_after)
             # Why we stop: a 4xx other than 429 will not change on retry; past the budget, a slow endpoint
             # must not hold a whole evaluation hostage.
             if not failure.retryable or attempt > policy.max_retries or elapsed + wait > policy.budget_s:
-                return TargetReply(text=None, attempts=attempt, latency_ms=elapsed * 1000,
-                                   error_class=failure.error_class, error=str(failure)[:500])
+                return TargetReply(
+                    text=None,
+                    attempts=attempt,
+                    latency_ms=elapsed * 1000,
+                    error_class=failure.error_class,
+                    error=str(failure)[:500],
+                )
             await asyncio.sleep(wait)

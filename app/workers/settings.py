@@ -62,7 +62,11 @@ def worker_settings(settings: Settings) -> dict[str, Any]:
 
 def _default_settings() -> Settings:
     settings = Settings()
-    return settings if settings.redis_url else settings.model_copy(update={"redis_url": "redis://127.0.0.1:6379"})
+    return (
+        settings
+        if settings.redis_url
+        else settings.model_copy(update={"redis_url": "redis://127.0.0.1:6379"})
+    )
 
 
 # For `arq app.workers.settings.WorkerSettings`; `helmbench worker` is the usual way in.

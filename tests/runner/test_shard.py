@@ -1,4 +1,4 @@
-"""run_shard end to end on SQLite against the loopback mock: once per item, faults recorded, cancel is prompt."""
+"""run_shard on SQLite against the loopback mock: once per item, faults recorded, cancel is prompt."""
 
 from __future__ import annotations
 
@@ -19,8 +19,14 @@ from bench.synthetic import synthetic_library
 
 
 def _settings(tmp_path: Path, **extra: object) -> Settings:
-    base: dict[str, object] = {"var_dir": tmp_path / "var", "target_allowlist": "127.0.0.0/8", "shard_size": 40,
-                               "max_retries": 3, "retry_budget_s": 20.0, "request_timeout_s": 2.0}
+    base: dict[str, object] = {
+        "var_dir": tmp_path / "var",
+        "target_allowlist": "127.0.0.0/8",
+        "shard_size": 40,
+        "max_retries": 3,
+        "retry_budget_s": 20.0,
+        "request_timeout_s": 2.0,
+    }
     return Settings(**{**base, **extra})  # type: ignore[arg-type]
 
 
@@ -42,8 +48,16 @@ async def test_every_item_written_once_and_a_rerun_is_a_no_op(tmp_path: Path) ->
 
 async def test_fault_mix_ends_with_every_item_answered_or_with_its_error(tmp_path: Path) -> None:
     deps = make_deps(_settings(tmp_path, request_timeout_s=0.5), synthetic_library(4, 25))
-    faults = MockConfig(latency=0.01, rate_5xx=0.2, rate_429=0.1, retry_after=0, rate_timeout=0.05,
-                        timeout_seconds=2, rate_malformed=0.05, seed=3)
+    faults = MockConfig(
+        latency=0.01,
+        rate_5xx=0.2,
+        rate_429=0.1,
+        retry_after=0,
+        rate_timeout=0.05,
+        timeout_seconds=2,
+        rate_malformed=0.05,
+        seed=3,
+    )
     async with running_mock(faults) as base:
         evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=16)
         await run_evaluation(deps, evaluation, max_jobs=3)
@@ -85,11 +99,15 @@ class _Echo:
 async def test_multi_turn_sends_the_targets_own_replies_back() -> None:
     library = synthetic_library(1, 1)
     scenario = library.scenarios["P1-B1-S1"]
-    scripted = scenario.perturbations[0].model_copy(update={"message": None, "turns": ["one", "two", "three"]})
+    scripted = scenario.perturbations[0].model_copy(
+        update={"message": None, "turns": ["one", "two", "three"]}
+    )
     from app.benchmark.items import ResolvedItem, expand_suite, resolve
 
     item = resolve(library, next(expand_suite(library, "bench")))
-    item = ResolvedItem(item.spec, item.scenario, item.condition, item.user_context, scripted, item.system_prompt)
+    item = ResolvedItem(
+        item.spec, item.scenario, item.condition, item.user_context, scripted, item.system_prompt
+    )
     adapter = _Echo()
     messages, reply = await converse(adapter, item)
     assert [m["content"] for m in adapter.sent[2][1:]] == ["one", "reply 1", "two", "reply 2", "three"]

@@ -60,9 +60,12 @@ async def test_requests_per_minute_paces_calls() -> None:
 
 @respx.mock
 async def test_429_responses_shrink_the_shared_window() -> None:
-    respx.post("https://api.example.com/v1/chat/completions").mock(side_effect=[
-        httpx.Response(429), httpx.Response(200, json={"choices": [{"message": {"content": "ok"}}]}),
-    ])
+    respx.post("https://api.example.com/v1/chat/completions").mock(
+        side_effect=[
+            httpx.Response(429),
+            httpx.Response(200, json={"choices": [{"message": {"content": "ok"}}]}),
+        ]
+    )
     gate = TargetGate(32)
     config = TargetConfig(kind="openai_chat", base_url="https://api.example.com/v1", model="m")
     async with httpx.AsyncClient() as client:

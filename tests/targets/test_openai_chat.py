@@ -15,16 +15,29 @@ MESSAGES = [{"role": "system", "content": "Be kind."}, {"role": "user", "content
 
 
 def ok(text: str = "hi there") -> httpx.Response:
-    return httpx.Response(200, json={"choices": [{"message": {"role": "assistant", "content": text}}],
-                                     "usage": {"prompt_tokens": 5, "completion_tokens": 2}})
+    return httpx.Response(
+        200,
+        json={
+            "choices": [{"message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 2},
+        },
+    )
 
 
 @respx.mock
-async def test_sends_model_messages_params_auth_and_reads_reply(client: httpx.AsyncClient,
-                                                                fast_policy: RetryPolicy) -> None:
+async def test_sends_model_messages_params_auth_and_reads_reply(
+    client: httpx.AsyncClient, fast_policy: RetryPolicy
+) -> None:
     route = respx.post("https://api.example.com/v1/chat/completions").mock(return_value=ok())
-    config = TargetConfig(kind="openai_chat", base_url="https://api.example.com/v1", model="m1", api_key="sk-1",
-                          headers={"X-Team": "a"}, params={"temperature": 0.2}, max_tokens=300)
+    config = TargetConfig(
+        kind="openai_chat",
+        base_url="https://api.example.com/v1",
+        model="m1",
+        api_key="sk-1",
+        headers={"X-Team": "a"},
+        params={"temperature": 0.2},
+        max_tokens=300,
+    )
     reply = await make_adapter(client, config, fast_policy, 100_000).complete(MESSAGES)
     assert reply.ok and reply.text == "hi there" and reply.attempts == 1
     assert reply.usage == {"prompt_tokens": 5, "completion_tokens": 2}
@@ -46,7 +59,8 @@ async def test_azure_style_url_is_used_as_given(client: httpx.AsyncClient, fast_
 @respx.mock
 async def test_4xx_is_final_without_retry(client: httpx.AsyncClient, fast_policy: RetryPolicy) -> None:
     route = respx.post("https://api.example.com/v1/chat/completions").mock(
-        return_value=httpx.Response(401, json={"error": "bad key"}))
+        return_value=httpx.Response(401, json={"error": "bad key"})
+    )
     config = TargetConfig(kind="openai_chat", base_url="https://api.example.com/v1", model="m")
     reply = await make_adapter(client, config, fast_policy, 100_000).complete(MESSAGES)
     assert reply.error_class == "target_error" and "401" in (reply.error or "")
@@ -54,23 +68,29 @@ async def test_4xx_is_final_without_retry(client: httpx.AsyncClient, fast_policy
 
 
 @respx.mock
-async def test_non_json_and_wrong_shape_are_bad_response_items(client: httpx.AsyncClient,
-                                                               fast_policy: RetryPolicy) -> None:
-    respx.post("https://api.example.com/v1/chat/completions").mock(side_effect=[
-        httpx.Response(200, text="<html>oops</html>"), httpx.Response(200, json={"choices": []}),
-        httpx.Response(200, json={"choices": [{"message": {"content": None}}]}),
-        httpx.Response(200, text='{"choices": [{"mess'),
-    ])
+async def test_non_json_and_wrong_shape_are_bad_response_items(
+    client: httpx.AsyncClient, fast_policy: RetryPolicy
+) -> None:
+    respx.post("https://api.example.com/v1/chat/completions").mock(
+        side_effect=[
+            httpx.Response(200, text="<html>oops</html>"),
+            httpx.Response(200, json={"choices": []}),
+            httpx.Response(200, json={"choices": [{"message": {"content": None}}]}),
+            httpx.Response(200, text='{"choices": [{"mess'),
+        ]
+    )
     config = TargetConfig(kind="openai_chat", base_url="https://api.example.com/v1", model="m")
     reply = await make_adapter(client, config, fast_policy, 100_000).complete(MESSAGES)
     assert reply.error_class == "bad_response" and reply.attempts == 4 and reply.text is None
 
 
 @respx.mock
-async def test_too_large_reply_is_an_item_error_not_retried(client: httpx.AsyncClient,
-                                                            fast_policy: RetryPolicy) -> None:
+async def test_too_large_reply_is_an_item_error_not_retried(
+    client: httpx.AsyncClient, fast_policy: RetryPolicy
+) -> None:
     route = respx.post("https://api.example.com/v1/chat/completions").mock(
-        return_value=httpx.Response(200, content=b"x" * 5000))
+        return_value=httpx.Response(200, content=b"x" * 5000)
+    )
     config = TargetConfig(kind="openai_chat", base_url="https://api.example.com/v1", model="m")
     reply = await make_adapter(client, config, fast_policy, 1000).complete(MESSAGES)
     assert reply.error_class == "bad_response" and "larger" in (reply.error or "")
@@ -80,7 +100,8 @@ async def test_too_large_reply_is_an_item_error_not_retried(client: httpx.AsyncC
 @respx.mock
 async def test_timeout_is_classified_and_retried(client: httpx.AsyncClient, fast_policy: RetryPolicy) -> None:
     route = respx.post("https://api.example.com/v1/chat/completions").mock(
-        side_effect=[httpx.ReadTimeout("slow"), ok("late but fine")])
+        side_effect=[httpx.ReadTimeout("slow"), ok("late but fine")]
+    )
     config = TargetConfig(kind="openai_chat", base_url="https://api.example.com/v1", model="m")
     reply = await make_adapter(client, config, fast_policy, 100_000).complete(MESSAGES)
     assert reply.ok and reply.text == "late but fine" and reply.attempts == 2 and route.call_count == 2

@@ -25,7 +25,12 @@ async def test_stops_after_max_retries_with_the_last_error_class() -> None:
         raise CallFailed("target_error", "HTTP 503", retryable=True)
 
     reply = await call_with_retries(always_5xx, RetryPolicy(max_retries=2, base_delay_s=0.001))
-    assert calls == 3 and reply.attempts == 3 and reply.error_class == "target_error" and reply.error == "HTTP 503"
+    assert (
+        calls == 3
+        and reply.attempts == 3
+        and reply.error_class == "target_error"
+        and reply.error == "HTTP 503"
+    )
 
 
 async def test_total_time_budget_stops_retries_before_a_long_wait() -> None:
@@ -39,10 +44,12 @@ async def test_total_time_budget_stops_retries_before_a_long_wait() -> None:
 
 @respx.mock
 async def test_retry_after_is_waited_then_success(client: httpx.AsyncClient) -> None:
-    route = respx.post(URL).mock(side_effect=[
-        httpx.Response(429, headers={"Retry-After": "1"}),
-        httpx.Response(200, json={"choices": [{"message": {"content": "ok"}}]}),
-    ])
+    route = respx.post(URL).mock(
+        side_effect=[
+            httpx.Response(429, headers={"Retry-After": "1"}),
+            httpx.Response(200, json={"choices": [{"message": {"content": "ok"}}]}),
+        ]
+    )
     policy = RetryPolicy(max_retries=3, base_delay_s=0.001)
     started = time.monotonic()
     reply = await make_adapter(client, CONFIG, policy, 10_000).complete(MESSAGES)

@@ -1,4 +1,4 @@
-"""SIGKILL a `helmbench worker` mid-evaluation; other workers resume its shards and every item is written once."""
+"""SIGKILL a `helmbench worker` mid-evaluation; other workers resume its shards; each item is written once."""
 
 from __future__ import annotations
 
@@ -66,13 +66,23 @@ def _wait(predicate, timeout: float, what: str) -> None:  # type: ignore[no-unty
         time.sleep(0.2)
 
 
-def test_sigkilled_worker_is_resumed_by_others_each_item_once(tmp_path: Path, redis_url: str,
-                                                              postgres_url: str) -> None:
-    data_dir = write_library(synthetic_library(conditions=6, perturbations=50), tmp_path / "data")  # 300 items
+def test_sigkilled_worker_is_resumed_by_others_each_item_once(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    data_dir = write_library(
+        synthetic_library(conditions=6, perturbations=50), tmp_path / "data"
+    )  # 300 items
     library = load_library(data_dir, known_checks=CHECKS.keys())
     queue_name = f"helmbench:test:{uuid.uuid4().hex[:8]}"
-    settings = Settings(var_dir=tmp_path / "var", data_dir=data_dir, database_url=postgres_url, redis_url=redis_url,
-                        target_allowlist="127.0.0.0/8", shard_size=50, queue_name=queue_name)
+    settings = Settings(
+        var_dir=tmp_path / "var",
+        data_dir=data_dir,
+        database_url=postgres_url,
+        redis_url=redis_url,
+        target_allowlist="127.0.0.0/8",
+        shard_size=50,
+        queue_name=queue_name,
+    )
     deps = make_deps(settings, library)
     workers: list[subprocess.Popen[bytes]] = []
     log = tmp_path / "workers.log"
@@ -88,11 +98,19 @@ def test_sigkilled_worker_is_resumed_by_others_each_item_once(tmp_path: Path, re
                 await queue.close()
 
         assert asyncio.run(enqueue()) == 6
-        env = {**os.environ, "HELMBENCH_DATABASE_URL": postgres_url, "HELMBENCH_REDIS_URL": redis_url,
-               "HELMBENCH_DATA_DIR": str(data_dir), "HELMBENCH_TARGET_ALLOWLIST": "127.0.0.0/8",
-               "HELMBENCH_SHARD_SIZE": "50", "HELMBENCH_QUEUE_NAME": queue_name,
-               "HELMBENCH_SHARD_LEASE_S": str(LEASE_S), "HELMBENCH_WORKER_MAX_JOBS": "6",
-               "HELMBENCH_VAR_DIR": str(tmp_path / "var"), "HELMBENCH_LOG_LEVEL": "warning"}
+        env = {
+            **os.environ,
+            "HELMBENCH_DATABASE_URL": postgres_url,
+            "HELMBENCH_REDIS_URL": redis_url,
+            "HELMBENCH_DATA_DIR": str(data_dir),
+            "HELMBENCH_TARGET_ALLOWLIST": "127.0.0.0/8",
+            "HELMBENCH_SHARD_SIZE": "50",
+            "HELMBENCH_QUEUE_NAME": queue_name,
+            "HELMBENCH_SHARD_LEASE_S": str(LEASE_S),
+            "HELMBENCH_WORKER_MAX_JOBS": "6",
+            "HELMBENCH_VAR_DIR": str(tmp_path / "var"),
+            "HELMBENCH_LOG_LEVEL": "warning",
+        }
         try:
             victim = _start_worker(env, log)
             workers.append(victim)
@@ -118,6 +136,5 @@ def test_sigkilled_worker_is_resumed_by_others_each_item_once(tmp_path: Path, re
     deps.engine.dispose()
     assert result.rows == result.distinct_keys == 300, log.read_text()[-3000:]
     assert result.answered == 300
-    # Remaining work takes ~(300 - at_kill) * 0.1 s / 4 at concurrency 4; the lease adds LEASE_S, not job_timeout.
+    # The rest takes ~(300 - at_kill) * 0.1 s / 4 at concurrency 4; the lease adds LEASE_S, not job_timeout.
     assert resumed_in < LEASE_S + (300 - at_kill) * 0.1 / 4 * 1.5 + 20
-
