@@ -205,7 +205,10 @@ class Judge:
         raws: list[str] = []
         problem: str | None = None
         for _ in range(1 + max(0, self.config.parse_retries)):
-            reply = await adapter.complete(list(messages))
+            try:
+                reply = await adapter.complete(list(messages))
+            except Exception as exc:  # a broken judge must leave the item unscored, never lose the item
+                return {"raw": raws, "answer": None, "error": f"our_error: {type(exc).__name__}: {exc}"[:500]}
             if not reply.ok or reply.text is None:
                 return {"raw": raws, "answer": None, "error": f"{reply.error_class}: {reply.error}"}
             raws.append(reply.text)

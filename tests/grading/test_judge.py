@@ -127,3 +127,9 @@ def test_aggregate_tie_goes_to_the_worse_verdict() -> None:
         [{"verdict": "PASS", "score": 4, "rationale": "a"}, {"verdict": "FAIL", "score": 2, "rationale": "b"}]
     )
     assert verdict == "FAIL" and score == 3.0
+
+
+async def test_a_judge_that_raises_leaves_the_sample_unscored(judge_api: respx.MockRouter) -> None:
+    judge_api.post(URL).mock(side_effect=RuntimeError("boom"))
+    result = await run(JudgeConfig(base_url="http://judge.test/v1", model="judge-1"))
+    assert not result.scored and result.samples[0]["error"]
