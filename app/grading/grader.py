@@ -60,6 +60,7 @@ def _item_input(item: ResolvedItem, replies: Sequence[str]) -> GradingInput:
         replies=replies,
         criteria=item.scenario.criteria,
         flag_expected=p.flag_expected,
+        expected_tags=p.expected_tags,
         country=item.country,
         condition_kind=item.condition.kind,
         user_turns=p.user_turns,
