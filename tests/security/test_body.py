@@ -64,9 +64,16 @@ def test_malformed_json_is_a_4xx_problem(client: TestClient, team_a: TeamKeys) -
         assert answer.json()["status"] == answer.status_code
 
 
-def test_other_content_types_and_malformed_yaml_are_4xx_problems(client: TestClient, team_a: TeamKeys) -> None:
-    bodies = [("text/plain", b"name=x"), ("application/yaml", b"name: [unclosed\n  base_url: {"),
-              ("application/x-yaml", b"name: x\nbase_url: http://127.0.0.1:9/v1\nmodel: m\n")]
+def test_other_content_types_and_malformed_yaml_are_4xx_problems(
+    client: TestClient, team_a: TeamKeys
+) -> None:
+    bodies = [
+        ("text/plain", b"name=x"),
+        ("application/yaml", b"name: [unclosed\n  base_url: {"),
+        ("application/x-yaml", b"name: x\nbase_url: http://127.0.0.1:9/v1\nmodel: m\n"),
+    ]
     for content_type, raw in bodies:
-        answer = client.post("/v1/targets", headers={**team_a.member, "content-type": content_type}, content=raw)
+        answer = client.post(
+            "/v1/targets", headers={**team_a.member, "content-type": content_type}, content=raw
+        )
         assert 400 <= answer.status_code < 500 and answer.headers["content-type"] == PROBLEM, content_type
