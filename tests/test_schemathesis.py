@@ -36,8 +36,16 @@ STREAMS = ("/events",)  # a live event stream does not end on its own
 
 def _settings(root: Path) -> Settings:
     """Rate limit off (thousands of requests come from one key); targets may only be public addresses."""
-    return Settings(var_dir=root / "var", data_dir=write_mini_library(root), database_url=None,
-                    redis_url=None, target_allowlist="", rate_per_minute=0, max_retries=0, dns_timeout_s=0.5)
+    return Settings(
+        var_dir=root / "var",
+        data_dir=write_mini_library(root),
+        database_url=None,
+        redis_url=None,
+        target_allowlist="",
+        rate_per_minute=0,
+        max_retries=0,
+        dns_timeout_s=0.5,
+    )
 
 
 def _admin_key(settings: Settings) -> str:
@@ -51,13 +59,23 @@ def _admin_key(settings: Settings) -> str:
     return raw
 
 
-def _runner(strategy, headers: dict[str, str], counts: dict[str, int], statuses: Counter[int],  # type: ignore[no-untyped-def]
-            label: str):
+def _runner(
+    strategy,
+    headers: dict[str, str],
+    counts: dict[str, int],
+    statuses: Counter[int],  # type: ignore[no-untyped-def]
+    label: str,
+):
     """One hypothesis test for one operation and generation mode, counting its examples and answers."""
 
     @hypothesis.given(case=strategy)
-    @hypothesis.settings(max_examples=EXAMPLES_PER_OPERATION_AND_MODE, deadline=None, derandomize=True,
-                         database=None, suppress_health_check=list(hypothesis.HealthCheck))
+    @hypothesis.settings(
+        max_examples=EXAMPLES_PER_OPERATION_AND_MODE,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(hypothesis.HealthCheck),
+    )
     def run(case) -> None:  # type: ignore[no-untyped-def]
         counts[label] = counts.get(label, 0) + 1
         statuses[case.call_and_validate(headers=headers, checks=CHECKS).status_code] += 1
@@ -86,9 +104,10 @@ def test_api_answers_every_generated_request_within_its_schema(tmp_path: Path) -
             except Exception as exc:  # one operation's failure must not hide the others'
                 failures.append(f"{label}: {str(exc)[:1500]}")
     total = sum(counts.values())
-    print(f"\nschemathesis: {total} examples over {len(counts)} operation x mode pairs; "
-          f"answers {dict(sorted(statuses.items()))}")
+    print(
+        f"\nschemathesis: {total} examples over {len(counts)} operation x mode pairs; "
+        f"answers {dict(sorted(statuses.items()))}"
+    )
     assert not failures, "\n\n".join(failures)
     assert len(counts) >= 30 and total >= 300
     assert statuses[200] + statuses[201] >= 50  # the key works: many requests got through to the handlers
-

@@ -40,9 +40,11 @@ def _team(session: Session, ref: str | None, *, create: bool) -> Team:
 
 
 @keys_app.command("create")
-def keys_create(name: str = typer.Option("cli", help="A label for the key."),
-                role: str = typer.Option("member", help="admin, member or read-only."),
-                team: str | None = typer.Option(None, "--team", help=TEAM_HELP)) -> None:
+def keys_create(
+    name: str = typer.Option("cli", help="A label for the key."),
+    role: str = typer.Option("member", help="admin, member or read-only."),
+    team: str | None = typer.Option(None, "--team", help=TEAM_HELP),
+) -> None:
     """Create an API key and print it once (JSON)."""
     if role not in key_store.ROLES:
         typer.echo("error: --role must be admin, member or read-only", err=True)
@@ -56,20 +58,34 @@ def keys_create(name: str = typer.Option("cli", help="A label for the key."),
 
 
 @keys_app.command("list")
-def keys_list(team: str | None = typer.Option(None, "--team", help=TEAM_HELP),
-              all_keys: bool = typer.Option(False, "--all", help="Include revoked keys.")) -> None:
+def keys_list(
+    team: str | None = typer.Option(None, "--team", help=TEAM_HELP),
+    all_keys: bool = typer.Option(False, "--all", help="Include revoked keys."),
+) -> None:
     """List a team's keys by prefix (the keys themselves are never stored)."""
     with _session() as session:
         owner = _team(session, team, create=False)
         for key in key_store.list_keys(session=session, team_id=owner.id, include_revoked=all_keys):
-            typer.echo(json.dumps({"id": key.id, "team_id": key.team_id, "name": key.name, "role": key.role,
-                                   "prefix": key.prefix, "created_at": key.created_at.isoformat(),
-                                   "revoked_at": key.revoked_at.isoformat() if key.revoked_at else None}))
+            typer.echo(
+                json.dumps(
+                    {
+                        "id": key.id,
+                        "team_id": key.team_id,
+                        "name": key.name,
+                        "role": key.role,
+                        "prefix": key.prefix,
+                        "created_at": key.created_at.isoformat(),
+                        "revoked_at": key.revoked_at.isoformat() if key.revoked_at else None,
+                    }
+                )
+            )
 
 
 @keys_app.command("revoke")
-def keys_revoke(key_id: str = typer.Argument(..., help="The key's id (from `keys list`)."),
-                team: str | None = typer.Option(None, "--team", help=TEAM_HELP)) -> None:
+def keys_revoke(
+    key_id: str = typer.Argument(..., help="The key's id (from `keys list`)."),
+    team: str | None = typer.Option(None, "--team", help=TEAM_HELP),
+) -> None:
     """Revoke a key at once; its next request gets 401."""
     with _session() as session:
         owner = _team(session, team, create=False)

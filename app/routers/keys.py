@@ -20,10 +20,12 @@ def create_key(body: KeyCreate, admin: AdminKey, session: SessionDep, response: 
 
 
 @router.get("", response_model=list[KeyPublic])
-def list_keys(admin: AdminKey, session: SessionDep, team_id: str | None = None,
-              include_revoked: bool = False) -> list[KeyPublic]:
-    return key_service.list_api_keys(session=session, actor=admin, team_id=team_id,
-                                     include_revoked=include_revoked)
+def list_keys(
+    admin: AdminKey, session: SessionDep, team_id: str | None = None, include_revoked: bool = False
+) -> list[KeyPublic]:
+    return key_service.list_api_keys(
+        session=session, actor=admin, team_id=team_id, include_revoked=include_revoked
+    )
 
 
 @router.get("/{key_id}", response_model=KeyPublic)

@@ -13,8 +13,9 @@ router = APIRouter(prefix="/v1/teams", tags=["teams"])
 
 
 @router.post("", status_code=201, response_model=TeamCreated)
-def create_team(body: TeamCreate, admin: PlatformAdminKey, session: SessionDep,
-                response: Response) -> TeamCreated:
+def create_team(
+    body: TeamCreate, admin: PlatformAdminKey, session: SessionDep, response: Response
+) -> TeamCreated:
     created = key_service.create_team(session=session, name=body.name)
     session.commit()
     response.headers["Location"] = f"/v1/teams/{created.id}"

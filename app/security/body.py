@@ -21,11 +21,27 @@ class _TooLarge(Exception):
 
 async def _problem(send: Send, scope: Scope, status: int, title: str, detail: str) -> None:
     """A problem+json answer sent before the app runs; the connection closes: the body is left unread."""
-    body = json.dumps({"type": "about:blank", "title": title, "status": status, "detail": detail,
-                       "instance": scope.get("path", ""), "field": "body"}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/problem+json"),
-                            (b"content-length", str(len(body)).encode()), (b"connection", b"close")]})
+    body = json.dumps(
+        {
+            "type": "about:blank",
+            "title": title,
+            "status": status,
+            "detail": detail,
+            "instance": scope.get("path", ""),
+            "field": "body",
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/problem+json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -50,8 +66,13 @@ class BodyLimitMiddleware:
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length", b"")
         if length.isdigit() and int(length) > self.max_bytes:
-            await _problem(send, scope, 413, "Content too large",
-                           f"the request body has {int(length)} bytes; the limit is {self.max_bytes}")
+            await _problem(
+                send,
+                scope,
+                413,
+                "Content too large",
+                f"the request body has {int(length)} bytes; the limit is {self.max_bytes}",
+            )
             return
         try:
             async with asyncio.timeout(self.timeout_s):
@@ -61,8 +82,13 @@ class BodyLimitMiddleware:
             await _problem(send, scope, 413, "Content too large", detail)
             return
         except TimeoutError:
-            await _problem(send, scope, 408, "Request timeout",
-                           f"the request body did not arrive within {self.timeout_s:g} s")
+            await _problem(
+                send,
+                scope,
+                408,
+                "Request timeout",
+                f"the request body did not arrive within {self.timeout_s:g} s",
+            )
             return
         if disconnected:
             return

@@ -59,8 +59,9 @@ def enforce_rate(limiter: RateLimiter, key_id: str, settings: Settings) -> None:
     if wait is not None:
         seconds = max(1, math.ceil(wait))
         detail = f"rate limit: {settings.rate_per_minute:g} requests per minute per key; retry in {seconds}s"
-        raise Problem(429, "Too many requests", detail, field="Authorization",
-                      headers={"Retry-After": str(seconds)})
+        raise Problem(
+            429, "Too many requests", detail, field="Authorization", headers={"Retry-After": str(seconds)}
+        )
 
 
 def check_matrix_size(total: int, repeats: int, settings: Settings) -> None:
@@ -68,17 +69,24 @@ def check_matrix_size(total: int, repeats: int, settings: Settings) -> None:
     if total > settings.max_matrix_items:
         per_repeat = max(1, total // max(1, repeats))
         most = settings.max_matrix_items // per_repeat
-        detail = (f"repeats: {repeats} repeats make {total} items, over the limit of "
-                  f"{settings.max_matrix_items}; at most {most} repeats of this suite")
+        detail = (
+            f"repeats: {repeats} repeats make {total} items, over the limit of "
+            f"{settings.max_matrix_items}; at most {most} repeats of this suite"
+        )
         raise Problem(422, "Invalid request", detail, field="repeats")
 
 
 def check_active_evaluations(*, session: Session, team_id: str, settings: Settings) -> None:
     """Refuse a new evaluation while the team already has max_active_evaluations queued or running."""
-    stmt = select(func.count()).select_from(Evaluation).where(
-        Evaluation.team_id == team_id, col(Evaluation.status).in_(ACTIVE))
+    stmt = (
+        select(func.count())
+        .select_from(Evaluation)
+        .where(Evaluation.team_id == team_id, col(Evaluation.status).in_(ACTIVE))
+    )
     active = int(session.exec(stmt).one())
     if active >= settings.max_active_evaluations:
-        detail = (f"the team already has {active} evaluations queued or running "
-                  f"(limit {settings.max_active_evaluations}); wait for one to finish or cancel one")
+        detail = (
+            f"the team already has {active} evaluations queued or running "
+            f"(limit {settings.max_active_evaluations}); wait for one to finish or cancel one"
+        )
         raise Problem(429, "Too many requests", detail, field="status", headers={"Retry-After": "30"})

@@ -19,8 +19,13 @@ PROBLEM_SCHEMA: dict[str, Any] = {
         "detail": {"type": "string"},
         "instance": {"type": "string"},
         "field": {"type": "string"},
-        "errors": {"type": "array", "items": {"type": "object", "properties": {
-            "field": {"type": "string"}, "message": {"type": "string"}}}},
+        "errors": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
+            },
+        },
     },
 }
 PROBLEMS = {
@@ -50,8 +55,10 @@ def document_problems(app: FastAPI) -> None:
             for op in operations.values():
                 responses = op.setdefault("responses", {})
                 for code, description in PROBLEMS.items():
-                    responses[code] = {"description": description,
-                                       "content": {"application/problem+json": {"schema": REF}}}
+                    responses[code] = {
+                        "description": description,
+                        "content": {"application/problem+json": {"schema": REF}},
+                    }
         app.openapi_schema = schema
         return schema
 

@@ -12,8 +12,12 @@ from app.store import models as _models  # noqa: F401 - every table registered i
 
 def secret_columns() -> list[tuple[str, str]]:
     """(table, column) of every encrypted column: by convention their names end in `_secret`."""
-    return [(table.name, column.name) for table in SQLModel.metadata.sorted_tables
-            for column in table.columns if column.name.endswith("_secret")]
+    return [
+        (table.name, column.name)
+        for table in SQLModel.metadata.sorted_tables
+        for column in table.columns
+        if column.name.endswith("_secret")
+    ]
 
 
 def rotate_secrets(*, engine: Engine, secrets: SecretBox) -> dict[str, int]:
@@ -32,8 +36,10 @@ def rotate_secrets(*, engine: Engine, secrets: SecretBox) -> dict[str, int]:
                     fresh = secrets.rotate(token)
                 except InvalidToken:  # the key that sealed it is not configured
                     where = f"{table_name}.{column_name} of row {ident}"
-                    raise ValueError(f"{where}: cannot be decrypted with the configured keys; "
-                                     "list the old key after the new one and retry") from None
+                    raise ValueError(
+                        f"{where}: cannot be decrypted with the configured keys; "
+                        "list the old key after the new one and retry"
+                    ) from None
                 conn.execute(update(table).where(pk == ident).values({column_name: fresh}))
             counts[f"{table_name}.{column_name}"] = len(rows)
     return counts

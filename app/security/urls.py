@@ -17,8 +17,9 @@ __all__ = ["UnsafeURLError", "check_endpoint_url"]
 Resolver = Callable[[str, int, Allowlist], Awaitable[list[str]]]
 
 
-def _resolve_with_timeout(host: str, port: int, allowlist: Allowlist, timeout_s: float,
-                          resolve: Resolver) -> None:
+def _resolve_with_timeout(
+    host: str, port: int, allowlist: Allowlist, timeout_s: float, resolve: Resolver
+) -> None:
     """Resolve in a daemon thread so slow DNS can never hold a request past timeout_s."""
     outcome: list[BaseException | None] = []
 
@@ -38,8 +39,9 @@ def _resolve_with_timeout(host: str, port: int, allowlist: Allowlist, timeout_s:
     # resolves to an internal address, so registration is not the only gate.
 
 
-def check_endpoint_url(url: str, allowlist: Allowlist, *, dns_timeout_s: float,
-                       resolve: Resolver = resolve_checked) -> None:
+def check_endpoint_url(
+    url: str, allowlist: Allowlist, *, dns_timeout_s: float, resolve: Resolver = resolve_checked
+) -> None:
     """Raise UnsafeURLError unless url is an http(s) URL we may call: literal forms, special names and DNS."""
     check_url(url, allowlist)
     parts = urlsplit(url)

@@ -17,8 +17,15 @@ def is_platform_admin(*, session: Session, key: ApiKey) -> bool:
 
 
 def key_public(key: ApiKey) -> KeyPublic:
-    return KeyPublic(id=key.id, team_id=key.team_id, name=key.name, role=key.role,  # type: ignore[arg-type]
-                     prefix=key.prefix, created_at=key.created_at, revoked_at=key.revoked_at)
+    return KeyPublic(
+        id=key.id,
+        team_id=key.team_id,
+        name=key.name,
+        role=key.role,  # type: ignore[arg-type]
+        prefix=key.prefix,
+        created_at=key.created_at,
+        revoked_at=key.revoked_at,
+    )
 
 
 def team_public(team: Team) -> TeamPublic:
@@ -42,12 +49,15 @@ def create_api_key(*, session: Session, actor: ApiKey, body: KeyCreate) -> KeyCr
     return KeyCreated(**key_public(key).model_dump(), key=raw)
 
 
-def list_api_keys(*, session: Session, actor: ApiKey, team_id: str | None,
-                  include_revoked: bool) -> list[KeyPublic]:
+def list_api_keys(
+    *, session: Session, actor: ApiKey, team_id: str | None, include_revoked: bool
+) -> list[KeyPublic]:
     """Lists a team's keys by prefix; the key itself is never stored, so never listed."""
     team = _team_for(session=session, actor=actor, team_id=team_id)
-    return [key_public(k) for k in key_store.list_keys(session=session, team_id=team,
-                                                       include_revoked=include_revoked)]
+    return [
+        key_public(k)
+        for k in key_store.list_keys(session=session, team_id=team, include_revoked=include_revoked)
+    ]
 
 
 def get_api_key(*, session: Session, actor: ApiKey, key_id: str) -> ApiKey:

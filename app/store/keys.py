@@ -21,7 +21,9 @@ def hash_key(raw: str) -> str:
 
 def get_or_create_default_team(*, session: Session) -> Team:
     """Returns the platform team of the embedded default, creating it once."""
-    team = session.exec(select(Team).where(col(Team.platform).is_(True)).order_by(col(Team.created_at))).first()
+    team = session.exec(
+        select(Team).where(col(Team.platform).is_(True)).order_by(col(Team.created_at))
+    ).first()
     if team is None:
         team = session.exec(select(Team).where(Team.name == DEFAULT_TEAM_NAME)).first()
     if team is None:
@@ -91,7 +93,7 @@ def revoke_key(*, session: Session, key: ApiKey) -> None:
 
 
 def ensure_admin_key(*, session: Session, key_file: Path) -> str | None:
-    """On first start with no key at all, make the platform admin key, write it 0600 to key_file and return it."""
+    """With no key at all yet, make the platform admin key, write it 0600 to key_file; return it."""
     if session.exec(select(ApiKey)).first() is not None:
         return None
     team = get_or_create_default_team(session=session)

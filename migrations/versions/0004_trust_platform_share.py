@@ -20,7 +20,9 @@ def upgrade() -> None:
     with op.batch_alter_table("team") as batch:
         batch.add_column(sa.Column("platform", sa.Boolean(), nullable=False, server_default=sa.false()))
     with op.batch_alter_table("evaluation") as batch:
-        batch.add_column(sa.Column("share_transcripts", sa.Boolean(), nullable=False, server_default=sa.false()))
+        batch.add_column(
+            sa.Column("share_transcripts", sa.Boolean(), nullable=False, server_default=sa.false())
+        )
     # The embedded default's first team (named "default") is the platform team.
     op.execute(sa.text("UPDATE team SET platform = :t WHERE name = 'default'").bindparams(t=True))
 

@@ -20,8 +20,10 @@ def test_admin_creates_a_key_that_works_and_is_listed_by_prefix_only(client: Tes
     assert listed.status_code == 200
     assert {k["name"] for k in listed.json()} == {"admin", "member", "read-only", "ci"}
     assert raw not in listed.text and "key_hash" not in listed.text
-    assert all(set(k) == {"id", "team_id", "name", "role", "prefix", "created_at", "revoked_at"}
-               for k in listed.json())
+    assert all(
+        set(k) == {"id", "team_id", "name", "role", "prefix", "created_at", "revoked_at"}
+        for k in listed.json()
+    )
 
 
 def test_a_revoked_key_gets_401_at_once(client: TestClient) -> None:

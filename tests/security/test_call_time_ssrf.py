@@ -41,7 +41,8 @@ def loopback_target() -> Iterator[tuple[str, type[_Counting]]]:
 
 
 def test_a_registered_loopback_target_is_refused_once_the_allowlist_drops_it(
-        settings: Settings, loopback_target: tuple[str, type[_Counting]]) -> None:
+    settings: Settings, loopback_target: tuple[str, type[_Counting]]
+) -> None:
     url, handler = loopback_target
     with TestClient(create_app(settings)) as client:  # loopback allowed: registration passes
         admin = bearer(settings.admin_key_path.read_text().strip())

@@ -25,16 +25,22 @@ def test_a_read_only_key_is_refused_on_every_write_route(client: TestClient, tea
 
 
 def test_a_read_only_key_reads(client: TestClient, team_a: TeamKeys) -> None:
-    made = client.post("/v1/targets", headers=team_a.member,
-                       json={"name": "t", "base_url": "http://127.0.0.1:9/v1", "model": "m"})
+    made = client.post(
+        "/v1/targets",
+        headers=team_a.member,
+        json={"name": "t", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+    )
     assert made.status_code == 201
     for path in ("/v1/targets", f"/v1/targets/{made.json()['id']}", "/v1/evaluations", "/v1/teams"):
         assert client.get(path, headers=team_a.read_only).status_code == 200, path
 
 
 def test_a_member_works_but_cannot_manage_keys(client: TestClient, team_a: TeamKeys) -> None:
-    made = client.post("/v1/targets", headers=team_a.member,
-                       json={"name": "t", "base_url": "http://127.0.0.1:9/v1", "model": "m"})
+    made = client.post(
+        "/v1/targets",
+        headers=team_a.member,
+        json={"name": "t", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+    )
     assert made.status_code == 201
     assert client.delete(f"/v1/targets/{made.json()['id']}", headers=team_a.member).status_code == 204
     assert client.post("/v1/keys", headers=team_a.member, json={"name": "x"}).status_code == 403

@@ -36,9 +36,17 @@ def test_the_first_key_encrypts_and_any_key_decrypts() -> None:
 def _register(settings: Settings) -> str:
     with TestClient(create_app(settings)) as client:
         admin = bearer(settings.admin_key_path.read_text().strip())
-        made = client.post("/v1/targets", headers=admin, json={
-            "name": "t", "base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key": "sk-rotate-me",
-            "headers": {"X-Org": "org-rotate-me"}})
+        made = client.post(
+            "/v1/targets",
+            headers=admin,
+            json={
+                "name": "t",
+                "base_url": "http://127.0.0.1:9/v1",
+                "model": "m",
+                "api_key": "sk-rotate-me",
+                "headers": {"X-Org": "org-rotate-me"},
+            },
+        )
         assert made.status_code == 201
         assert "rotate-me" not in made.text and made.json()["has_api_key"] is True
         assert made.json()["header_names"] == ["X-Org"]
@@ -48,21 +56,26 @@ def _register(settings: Settings) -> str:
 def _stored(settings: Settings, target_id: str) -> tuple[str, str]:
     engine = make_engine(settings)
     with Session(engine) as session:
-        row = session.execute(text("SELECT api_key_secret, headers_secret FROM target WHERE id = :i"),
-                              {"i": target_id}).one()
+        row = session.execute(
+            text("SELECT api_key_secret, headers_secret FROM target WHERE id = :i"), {"i": target_id}
+        ).one()
     engine.dispose()
     return row[0], row[1]
 
 
-def test_rotate_reencrypts_every_stored_secret_with_the_first_key(settings: Settings,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rotate_reencrypts_every_stored_secret_with_the_first_key(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     old = settings.model_copy(update={"secret_keys": OLD})
     target_id = _register(old)
     sealed_key, sealed_headers = _stored(old, target_id)
     assert "rotate-me" not in sealed_key + sealed_headers
 
-    env = {"HELMBENCH_VAR_DIR": str(settings.var_dir), "HELMBENCH_DATA_DIR": str(settings.data_dir),
-           "HELMBENCH_SECRET_KEYS": f"{NEW},{OLD}"}
+    env = {
+        "HELMBENCH_VAR_DIR": str(settings.var_dir),
+        "HELMBENCH_DATA_DIR": str(settings.data_dir),
+        "HELMBENCH_SECRET_KEYS": f"{NEW},{OLD}",
+    }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("HELMBENCH_DATABASE_URL", raising=False)

@@ -25,11 +25,13 @@ def _run(client: TestClient, team: TeamKeys, target_id: str, **body: object) -> 
     return evaluation_id
 
 
-def test_public_pages_show_transcripts_only_when_shared(client: TestClient, team_a: TeamKeys,
-                                                        mock_target: respx.MockRouter) -> None:
+def test_public_pages_show_transcripts_only_when_shared(
+    client: TestClient, team_a: TeamKeys, mock_target: respx.MockRouter
+) -> None:
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
-    target = client.post("/v1/targets", headers=team_a.admin,
-                         json={"name": "bot", "base_url": TARGET_URL, "model": "m"}).json()["id"]
+    target = client.post(
+        "/v1/targets", headers=team_a.admin, json={"name": "bot", "base_url": TARGET_URL, "model": "m"}
+    ).json()["id"]
     private = _run(client, team_a, target)
     public = _run(client, team_a, target, visibility="public")
     shared = _run(client, team_a, target, visibility="public", share_transcripts=True)

@@ -17,9 +17,14 @@ from tests.e2e.conftest import HELMBENCH, free_port, running, wait_http
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, str]]:
     root = tmp_path_factory.mktemp("slow")
     port = free_port()
-    env = {"HELMBENCH_VAR_DIR": str(root / "var"), "HELMBENCH_DATA_DIR": str(write_mini_library(root)),
-           "HELMBENCH_BODY_TIMEOUT_S": "1", "HELMBENCH_HEAD_TIMEOUT_S": "1",
-           "HELMBENCH_DATABASE_URL": "", "HELMBENCH_REDIS_URL": ""}
+    env = {
+        "HELMBENCH_VAR_DIR": str(root / "var"),
+        "HELMBENCH_DATA_DIR": str(write_mini_library(root)),
+        "HELMBENCH_BODY_TIMEOUT_S": "1",
+        "HELMBENCH_HEAD_TIMEOUT_S": "1",
+        "HELMBENCH_DATABASE_URL": "",
+        "HELMBENCH_REDIS_URL": "",
+    }
     command = [HELMBENCH, "serve", "--host", "127.0.0.1", "--port", str(port)]
     with running(command, env, root / "serve.log"):
         wait_http(f"http://127.0.0.1:{port}/healthz", timeout=60)
@@ -52,8 +57,10 @@ def _trickle(port: int, head: bytes, seconds: float = 8) -> tuple[bytes, float]:
 
 def test_a_trickled_body_gets_408_and_the_connection_closes(server: tuple[int, str]) -> None:
     port, key = server
-    head = (f"POST /v1/targets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n"
-            "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n").encode()
+    head = (
+        f"POST /v1/targets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n"
+    ).encode()
     answer, elapsed = _trickle(port, head)  # 200 bytes at 4 a second would take 50 s
     assert answer.split(b"\r\n", 1)[0] == b"HTTP/1.1 408 Request Timeout", answer[:300]
     assert b"application/problem+json" in answer and b'"status": 408' in answer
