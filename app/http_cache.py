@@ -56,31 +56,46 @@ def conditional_json(request: Request, body: bytes, *, cache_control: str,
 
 
 class BodyCache:
-    """Rendered bodies keyed by request and a cheap freshness stamp, so a poll skips rendering."""
+    """Rendered bodies kept for a short while, so most polls are answered without touching the database."""
 
-    def __init__(self, max_entries: int = 256, ttl_s: float = 30.0) -> None:
-        self._entries: OrderedDict[Hashable, tuple[Hashable, float, bytes, str]] = OrderedDict()
+    def __init__(self, max_entries: int = 1024, ttl_s: float = 30.0) -> None:
+        # key -> (stamp, rendered at, answer from memory until, body, etag)
+        self._entries: OrderedDict[Hashable, tuple[Hashable, float, float, bytes, str]] = OrderedDict()
         self._lock = threading.Lock()
         self.max_entries, self.ttl_s = max_entries, ttl_s
 
-    def get_or_render(self, key: Hashable, stamp: Hashable, render: Callable[[], bytes]) -> tuple[bytes, str]:
-        """Returns (body, etag): cached while the stamp is unchanged and younger than ttl_s, else rendered."""
+    def recent(self, key: Hashable) -> tuple[bytes, str] | None:
+        """(body, etag) while it is fresh: answered from memory, no query at all."""
+        hit = self._entries.get(key)
+        if hit is None or time.monotonic() >= hit[2]:
+            return None
+        return hit[3], hit[4]
+
+    def get_or_render(self, key: Hashable, stamp: Hashable, render: Callable[[], bytes],
+                      fresh_s: float = 0.0) -> tuple[bytes, str]:
+        """(body, etag): rendered again only when the stamp changed or after ttl_s; then fresh for fresh_s."""
         now = time.monotonic()
         with self._lock:
             hit = self._entries.get(key)
             if hit is not None and hit[0] == stamp and now - hit[1] < self.ttl_s:
-                return hit[2], hit[3]
+                self._entries[key] = (stamp, hit[1], now + fresh_s, hit[3], hit[4])
+                return hit[3], hit[4]
         body = render()
         etag = etag_for(body)
         with self._lock:
-            self._entries[key] = (stamp, now, body, etag)
+            self._entries[key] = (stamp, now, now + fresh_s, body, etag)
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
         return body, etag
 
+    def put(self, key: Hashable, body: bytes, fresh_s: float) -> tuple[bytes, str]:
+        """Keep a body just built for fresh_s seconds; its own hash is its stamp."""
+        return self.get_or_render(key, etag_for(body), lambda: body, fresh_s)
 
-def get_body_cache(request: Request) -> BodyCache:
+
+async def get_body_cache(request: Request) -> BodyCache:
+    """Async on purpose: a sync dependency costs a thread-pool round trip on the hottest path."""
     return request.app.state.body_cache
 
 

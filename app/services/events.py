@@ -9,12 +9,17 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine, case, func
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
+from app.http_cache import BodyCache, json_bytes
+from app.services.evaluations import public_evaluation
 from app.store.evaluations import TERMINAL
 from app.store.models import Evaluation, EvaluationItem
 
 GRADED = ("PASS", "PARTIAL", "FAIL")
+ACTIVE_FRESH_S = 0.5  # a running evaluation's status, polled by many, is rebuilt at most twice a second
+TERMINAL_FRESH_S = 30.0  # a settled evaluation's status does not change
 
 
 @dataclass(frozen=True)
@@ -96,3 +101,27 @@ async def progress_events(*, engine: Engine, evaluation_id: str, last_event_id: 
             yield {"event": "progress", "id": str(state.done), "data": data, "retry": 1000}
             seen, seen_status = state.done, state.status
         await asyncio.sleep(poll_s)
+
+
+def status_key(team_id: str, evaluation_id: str) -> tuple[str, str, str]:
+    return ("status", team_id, evaluation_id)
+
+
+def status_body(*, session: Session, cache: BodyCache, team_id: str,
+                evaluation_id: str) -> tuple[bytes, str] | None:
+    """The polled status document (body, etag), or None if the team has no such evaluation.
+
+    Built from one row without its stored report plus one count, then kept briefly so that a crowd of
+    pollers costs a query per half second, not one per request.
+    """
+    key = status_key(team_id, evaluation_id)
+    hit = cache.recent(key)
+    if hit is not None:
+        return hit
+    stmt = select(Evaluation).options(defer(Evaluation.summary)).where(  # type: ignore[arg-type]
+        Evaluation.id == evaluation_id, Evaluation.team_id == team_id)
+    evaluation = session.exec(stmt).first()
+    if evaluation is None:
+        return None
+    body = json_bytes(public_evaluation(session=session, evaluation=evaluation))
+    return cache.put(key, body, TERMINAL_FRESH_S if evaluation.status in TERMINAL else ACTIVE_FRESH_S)
