@@ -15,11 +15,15 @@ import json
 import resource
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
+import uvloop
+
 from app.config import Settings
 from app.observability.logging import configure_logging
+from app.runner import shard as shard_module
 from bench.harness import create_evaluation, make_deps, run_evaluation, written
 from bench.mockproc import mock_process
 from bench.synthetic import synthetic_library
@@ -45,6 +49,47 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+class RssWatch:
+    """Samples RSS; keeps the items phase apart from the end-of-evaluation report (app/scoring)."""
+
+    def __init__(self) -> None:
+        self.peak_items_mb = 0.0
+        self.in_report = False
+        self._page = resource.getpagesize()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        original = shard_module._finish
+
+        def finish(deps: object, evaluation_id: str) -> str | None:
+            self.note()
+            self.in_report = True  # the last shard computes the report inside _finish
+            try:
+                return original(deps, evaluation_id)  # type: ignore[arg-type]
+            finally:
+                self.in_report = False
+
+        shard_module._finish = finish  # bench-only instrumentation
+
+    def rss_mb(self) -> float:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * self._page / 2**20
+
+    def note(self) -> None:
+        if not self.in_report:
+            self.peak_items_mb = max(self.peak_items_mb, self.rss_mb())
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.2):
+            self.note()
+
+    def __enter__(self) -> RssWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+
+
 async def _run(args: argparse.Namespace, base_url: str, var_dir: Path) -> dict[str, object]:
     settings = Settings(
         var_dir=var_dir,
@@ -62,7 +107,8 @@ async def _run(args: argparse.Namespace, base_url: str, var_dir: Path) -> dict[s
         deps, base_url=base_url + "/v1", concurrency=args.concurrency, repeats=args.repeats
     )
     started, cpu = time.perf_counter(), time.process_time()
-    await run_evaluation(deps, evaluation, args.max_jobs)
+    with RssWatch() as watch:
+        await run_evaluation(deps, evaluation, args.max_jobs)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     result = written(deps, evaluation.id)
     await deps.targets.aclose()
@@ -84,6 +130,7 @@ async def _run(args: argparse.Namespace, base_url: str, var_dir: Path) -> dict[s
         "attempts": result.attempts,
         "status": result.status,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_items_mb": round(watch.peak_items_mb, 1),
     }
 
 
@@ -91,6 +138,7 @@ def main(argv: list[str] | None = None) -> None:
     args = _args(argv)
     configure_logging("error")
     mock = dict(FAULTS, timeout_seconds=args.timeout * 3) if args.faults else {}
+    uvloop.install()  # as `helmbench worker` runs
     with tempfile.TemporaryDirectory(prefix="helmbench-bench-") as tmp:
         if args.mock_url:
             out = asyncio.run(_run(args, args.mock_url, Path(tmp)))

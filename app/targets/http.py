@@ -42,6 +42,8 @@ class HttpJsonTarget:
         self._window = metrics.WINDOW.labels(self._label)
         self._in_flight = metrics.IN_FLIGHT.labels(self._label)
         self._latency = metrics.LATENCY.labels(self._label)
+        self._ok = metrics.ATTEMPTS.labels(self._label, "ok")
+        self._window.set(self._gate.window.limit)
 
     @cached_property
     def _parsed_url(self) -> httpx.URL:
@@ -85,8 +87,10 @@ class HttpJsonTarget:
                 self._window.set(gate.window.limit)
             metrics.ATTEMPTS.labels(self._label, failure.error_class).inc()
             raise
-        gate.window.on_success()
-        metrics.ATTEMPTS.labels(self._label, "ok").inc()
+        if gate.window.limit < gate.window.maximum:
+            gate.window.on_success()
+            self._window.set(gate.window.limit)
+        self._ok.inc()
         self._latency.observe(time.monotonic() - started)
         return result
 
