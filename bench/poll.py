@@ -72,15 +72,15 @@ def setup(api: httpx.Client, target_url: str, clients: int, while_running: bool)
     note(f"running {published} (quick suite, public) for the leaderboard")
     wait_finished(api, published)
     polled = published
-    if while_running:  # poll a full-suite run while it writes items: the embedded default under load
-        polled = api.post(
-            "/v1/evaluations", json={"target_id": target["id"], "suite": "full", "repeats": 3}
-        ).json()["id"]
     note(f"creating {clients} read-only keys")
     keys = [
         api.post("/v1/keys", json={"name": f"dashboard-{i}", "role": "read-only"}).json()["key"]
         for i in range(clients)
     ]
+    if while_running:  # poll a full-suite run while it writes items: the embedded default under load
+        polled = api.post(
+            "/v1/evaluations", json={"target_id": target["id"], "suite": "full", "repeats": 10}
+        ).json()["id"]
     return polled, keys
 
 
@@ -199,15 +199,23 @@ def main() -> None:
             )
         note(f"{args.clients} clients polling for {args.seconds:g} s after {args.warmup:g} s of warm-up")
         samples, codes = asyncio.run(run_clients(base, keys, evaluation_id, args.seconds, args.warmup))
+        admin_auth = {"Authorization": f"Bearer {admin}"}
+        polled = httpx.get(f"{base}/v1/evaluations/{evaluation_id}", headers=admin_auth)
+        polled_at_end = {"status": polled.json()["status"], **polled.json()["progress"]}
     finally:
         for proc in (server, target):
             proc.terminate()
-            proc.wait(timeout=15)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:  # a shard still winding down: the measurement is done anyway
+                proc.kill()
+                proc.wait()
     everything = samples["leaderboard"] + samples["status"]
     result = {
         "clients": args.clients,
         "seconds": args.seconds,
         "while_running": args.while_running,
+        "polled_evaluation_at_end": polled_at_end,
         "leaderboard": summary(samples["leaderboard"]),
         "status": summary(samples["status"]),
         "all": summary(everything),
