@@ -11,7 +11,7 @@ from app.store.models import Evaluation, Webhook, WebhookMessage, new_id, utcnow
 EVENT_TYPES = ("evaluation.succeeded", "evaluation.failed", "evaluation.cancelled")
 
 
-def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> int:
+def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> None:
     """If the evaluation is now terminal, queue its event for each subscribed webhook; safe to call twice.
 
     Called inside the transaction that changes the status, so the status and its messages commit together:
@@ -20,7 +20,7 @@ def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> int:
     stmt = select(Evaluation.status, Evaluation.team_id).where(Evaluation.id == evaluation_id)
     row = session.exec(stmt).first()
     if row is None or f"evaluation.{row[0]}" not in EVENT_TYPES:
-        return 0
+        return
     event, team_id = f"evaluation.{row[0]}", row[1]
     hooks = session.exec(select(Webhook).where(Webhook.team_id == team_id, col(Webhook.deleted_at).is_(None)))
     rows = [{"id": new_id("msg"), "webhook_id": hook.id, "team_id": team_id, "evaluation_id": evaluation_id,
@@ -28,8 +28,8 @@ def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> int:
              "created_at": utcnow()}
             for hook in hooks if not hook.events or event in hook.events]
     if not rows:
-        return 0
+        return
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    stmt = insert(WebhookMessage).values(rows).on_conflict_do_nothing(
+    queue = insert(WebhookMessage).values(rows).on_conflict_do_nothing(
         index_elements=["webhook_id", "evaluation_id", "event_type"])
-    return int(session.execute(stmt).rowcount or 0)  # type: ignore[attr-defined]
+    session.execute(queue)  # a message already queued for this webhook and event stays as it is
