@@ -27,5 +27,5 @@ def evaluation_events(
     session.close()  # the stream may last hours: give the pooled connection back now, each poll takes its own
     events = progress_events(engine=state.deps.engine, evaluation_id=evaluation_id,
                              last_event_id=parse_last_event_id(last_event_id),
-                             poll_s=state.deps.settings.events_poll_s)
+                             poll_s=state.deps.settings.events_poll_s, targets=state.deps.targets)
     return EventSourceResponse(events, ping=15, headers={"Cache-Control": "no-store"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Engine, case, func
@@ -32,20 +32,38 @@ class ProgressState:
     passed: int
     retries: int
     errors_by_class: dict[str, int] = field(default_factory=dict)
+    target_id: str = ""
+    window: dict[str, float] | None = None
 
     @property
     def terminal(self) -> bool:
         return self.status in TERMINAL
 
     def body(self) -> dict[str, Any]:
-        """The event's data: progress, running pass rate and what rate limiting looks like from the items."""
-        return {**asdict(self), "pass_rate": round(self.passed / self.graded, 4) if self.graded else None,
+        """The event's data: progress, running pass rate, rate limiting (errors, retries, live window)."""
+        body = asdict(self)
+        del body["target_id"]
+        return {**body, "pass_rate": round(self.passed / self.graded, 4) if self.graded else None,
                 "rate_limited": self.errors_by_class.get("rate_limited", 0)}
+
+
+def live_window(targets: Any, target_id: str) -> dict[str, float] | None:
+    """The target's adaptive concurrency window, when its calls run in this process (the embedded default).
+
+    With workers the window lives in their processes and this is None; the errors and retries still show.
+    """
+    for (tid, _), session in list(getattr(targets, "sessions", {}).items()):
+        window = getattr(getattr(session, "gate", None), "window", None)
+        if tid == target_id and window is not None:
+            return {"limit": round(float(window.limit), 2), "maximum": window.maximum,
+                    "in_flight": window.in_flight}
+    return None
 
 
 def progress_state(*, session: Session, evaluation_id: str) -> ProgressState | None:
     """Two aggregate queries over the evaluation's items (its index), however many items it has."""
-    stmt = select(Evaluation.status, Evaluation.total).where(Evaluation.id == evaluation_id)
+    stmt = select(Evaluation.status, Evaluation.total, Evaluation.target_id).where(
+        Evaluation.id == evaluation_id)
     head = session.exec(stmt).first()
     if head is None:
         return None
@@ -66,7 +84,7 @@ def progress_state(*, session: Session, evaluation_id: str) -> ProgressState | N
     ).all()
     return ProgressState(status=head[0], total=head[1], done=int(done), failed=int(failed),
                          graded=int(graded), passed=int(passed), retries=int(retries),
-                         errors_by_class={str(k): int(n) for k, n in errors})
+                         errors_by_class={str(k): int(n) for k, n in errors}, target_id=head[2])
 
 
 def _read(engine: Engine, evaluation_id: str) -> ProgressState | None:
@@ -80,7 +98,7 @@ def parse_last_event_id(raw: str | None) -> int | None:
 
 
 async def progress_events(*, engine: Engine, evaluation_id: str, last_event_id: int | None,
-                          poll_s: float) -> AsyncIterator[dict[str, Any]]:
+                          poll_s: float, targets: Any = None) -> AsyncIterator[dict[str, Any]]:
     """`progress` whenever more items are done than the client has seen, then one `end` once terminal.
 
     The id is the number of items done, so a client reconnecting with Last-Event-ID gets the next state, not a
@@ -91,6 +109,8 @@ async def progress_events(*, engine: Engine, evaluation_id: str, last_event_id: 
         state = await asyncio.to_thread(_read, engine, evaluation_id)
         if state is None:
             return
+        if not state.terminal:
+            state = replace(state, window=live_window(targets, state.target_id))
         data = json.dumps(state.body(), separators=(",", ":"))
         if state.terminal:
             yield {"event": "end", "id": str(state.done), "data": data}

@@ -70,6 +70,10 @@ def test_progress_then_one_end_event_with_the_pass_rate(live: tuple[httpx.Client
     assert end["status"] == "succeeded" and end["done"] == end["total"] == 9 and int(stream[-1]["id"]) == 9
     assert end["pass_rate"] == 1.0 and end["graded"] == 9 and end["errors_by_class"] == {}
     assert all(e["data"]["done"] == int(e["id"]) for e in stream)
+    running = [e["data"] for e in stream if e["data"]["status"] == "running"]
+    windows = [d["window"] for d in running if d["window"]]
+    assert windows and all(w["maximum"] == 1 and 0 < w["limit"] <= 1 for w in windows)  # max_concurrency 1
+    assert end["window"] is None
 
 
 def test_a_reconnect_gets_the_next_state_not_a_replay(live: tuple[httpx.Client, str]) -> None:
