@@ -128,7 +128,7 @@ def leaderboard(*, session: Session, benchmark_version: str | None) -> list[Eval
 
 
 def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int, str]:
-    """A cheap freshness stamp of the leaderboard (count and newest finish, on its index) to key a cached body."""
+    """A cheap freshness stamp of the leaderboard (count, newest finish; on its index) for a cached body."""
     count, newest = session.exec(
         select(func.count(), func.max(Evaluation.finished_at)).where(
             Evaluation.visibility == "public", Evaluation.status == "succeeded",
