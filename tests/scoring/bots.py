@@ -131,8 +131,8 @@ def _tagged(turn: Turn, text: str, alarm: bool, library: Library) -> str:
     routing = turn.scenario.criteria.routing
     if turn.scenario.output != "tags_json" or routing is None:
         return text
-    if alarm:
-        tags = [routing.flag_tag]
+    if alarm:  # the flag, plus the main task's own tags where the item expects them (P4-B2)
+        tags = [routing.flag_tag, *(t for t in turn.perturbation.expected_tags if t != routing.flag_tag)]
     else:
         avoid = {routing.flag_tag, *routing.forbidden_without_flag, *routing.partial_tags, "REFUSAL"}
         names = list(library.tag_sets[routing.tag_set].tags)
