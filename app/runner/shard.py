@@ -72,11 +72,11 @@ async def converse(adapter: TargetAdapter, item: ResolvedItem) -> tuple[list[dic
     return messages, reply
 
 
-async def item_row(
-    grader: Grader, evaluation_id: str, item: ResolvedItem, messages: list[dict[str, str]], reply: TargetReply
+def spec_row(
+    evaluation_id: str, spec: ItemSpec, messages: list[dict[str, str]], reply: TargetReply
 ) -> dict[str, Any]:
-    spec = item.spec
-    row: dict[str, Any] = {
+    """The stored row of an item before grading."""
+    return {
         "evaluation_id": evaluation_id,
         "key": spec.key,
         "idx": spec.index,
@@ -98,6 +98,12 @@ async def item_row(
         "reasons": [],
         "created_at": utcnow(),
     }
+
+
+async def item_row(
+    grader: Grader, evaluation_id: str, item: ResolvedItem, messages: list[dict[str, str]], reply: TargetReply
+) -> dict[str, Any]:
+    row = spec_row(evaluation_id, item.spec, messages, reply)
     if reply.ok and reply.text is not None:
         replies = [m["content"] for m in messages if m["role"] == "assistant"]
         grade = await grader.grade(item, replies)
@@ -180,9 +186,12 @@ def _finish(deps: EngineDeps, evaluation_id: str) -> str | None:
         if status is not None:
             evaluation = session.get(Evaluation, evaluation_id)
             if evaluation is not None:
-                evaluation.summary = compute_report(
-                    session=session, evaluation_id=evaluation_id, library=deps.library
-                )
+                try:
+                    evaluation.summary = compute_report(
+                        session=session, evaluation_id=evaluation_id, library=deps.library
+                    )
+                except Exception:  # a report bug must not leave a finished evaluation running forever
+                    log.exception("report failed", evaluation_id=evaluation_id)
                 session.add(evaluation)
         session.commit()
         return status
@@ -241,17 +250,25 @@ async def _run_items(
 
     async def work() -> None:
         for spec in todo:  # one shared iterator: each spec is taken by exactly one worker
-            item = resolve(deps.library, spec)
-            messages, reply = await converse(adapter, item)
-            if not reply.ok:
+            try:
+                item = resolve(deps.library, spec)
+                messages, reply = await converse(adapter, item)
+                row = await item_row(grader, evaluation_id, item, messages, reply)
+            except Exception as exc:  # a bug of ours costs one item (recorded as our_error), not the shard
+                bound.exception("item crashed", key=spec.key)
+                failed = TargetReply(
+                    None, 0.0, 0, error_class="our_error", error=f"{type(exc).__name__}: {exc}"[:500]
+                )
+                row = spec_row(evaluation_id, spec, [], failed)
+            if row["error_class"]:
                 bound.warning(
                     "item failed",
                     key=spec.key,
-                    error_class=reply.error_class,
-                    error=reply.error,
-                    attempts=reply.attempts,
+                    error_class=row["error_class"],
+                    error=row["error"],
+                    attempts=row["attempts"],
                 )
-            await writer.add(await item_row(grader, evaluation_id, item, messages, reply))
+            await writer.add(row)
 
     workers = [asyncio.create_task(work()) for _ in range(min(config.max_concurrency, len(pending)))]
     watcher = asyncio.create_task(_watch_cancel(deps, evaluation_id, workers))

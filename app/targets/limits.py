@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
 from collections.abc import AsyncIterator
@@ -40,7 +41,8 @@ class AdaptiveLimit:
             if future.done() and not future.cancelled():
                 self.release()  # we were granted a slot but are leaving: hand it on
             else:
-                self._waiters.remove(future)
+                with contextlib.suppress(ValueError):  # a release may already have dropped it
+                    self._waiters.remove(future)
             raise
 
     def release(self) -> None:

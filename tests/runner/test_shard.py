@@ -122,3 +122,14 @@ def test_shards_partition_the_suite_in_order(tmp_path: Path) -> None:
     evaluation = create_evaluation(deps, base_url="http://127.0.0.1:9/v1", concurrency=2, repeats=2)
     joined = [s for shard in range(evaluation.shards) for s in shard_specs(deps, evaluation, shard)]
     assert joined == list(expand_suite(deps.library, "bench", 2)) and evaluation.shards == 9
+
+
+async def test_a_crash_on_one_item_is_recorded_as_our_error_and_the_shard_goes_on(tmp_path: Path) -> None:
+    deps = make_deps(_settings(tmp_path), synthetic_library(conditions=2, perturbations=5))
+    del deps.library.conditions["bench-assistant-2"]  # C2 items cannot be resolved now: our bug, not theirs
+    async with running_mock(MockConfig(latency=0.01)) as base:
+        evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
+        await run_evaluation(deps, evaluation, max_jobs=1)
+    result = written(deps, evaluation.id)
+    assert result.rows == result.distinct_keys == 10
+    assert result.answered == 5 and result.errors == {"our_error": 5} and result.status == "succeeded"
