@@ -24,11 +24,19 @@ def upgrade() -> None:
         batch.add_column(sa.Column("requests_per_minute", sa.Integer(), nullable=True))
         batch.add_column(sa.Column("tokens_per_minute", sa.Integer(), nullable=True))
         batch.add_column(sa.Column("request_template", sa.JSON(), nullable=True))
-        batch.add_column(sa.Column("reply_pointer", sqlmodel.sql.sqltypes.AutoString(length=500), nullable=True))
+        batch.add_column(
+            sa.Column("reply_pointer", sqlmodel.sql.sqltypes.AutoString(length=500), nullable=True)
+        )
 
 
 def downgrade() -> None:
     with op.batch_alter_table("target") as batch:
-        for name in ("reply_pointer", "request_template", "tokens_per_minute", "requests_per_minute",
-                     "timeout_s", "max_tokens"):
+        for name in (
+            "reply_pointer",
+            "request_template",
+            "tokens_per_minute",
+            "requests_per_minute",
+            "timeout_s",
+            "max_tokens",
+        ):
             batch.drop_column(name)
