@@ -11,7 +11,6 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-
 revision: str = "0003"
 down_revision: str | None = "0001"
 branch_labels: str | Sequence[str] | None = None
