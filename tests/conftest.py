@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import respx
 
 from app.benchmark.loader import DEFAULT_DATA_DIR
 from app.config import Settings
@@ -156,3 +157,11 @@ def settings(tmp_path: Path, mini_data_dir: Path) -> Settings:
     """Embedded-default settings on a temp var dir and the mini library; loopback targets allowed."""
     return Settings(var_dir=tmp_path / "var", data_dir=mini_data_dir, target_allowlist="127.0.0.0/8,::1,localhost",
                     database_url=None, redis_url=None, max_retries=1, retry_budget_s=5)
+
+
+@pytest.fixture
+def mock_target() -> Iterator[respx.MockRouter]:
+    """Targets mocked at httpx's transport choice (any transport); the API's own test client passes through."""
+    with respx.mock(using="httpx", assert_all_called=False) as router:
+        router.route(host="testserver").pass_through()
+        yield router

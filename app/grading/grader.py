@@ -13,6 +13,8 @@ from app.grading.judge import Judge, JudgeCase, JudgeConfig
 from app.grading.reply import parse_reply
 from app.grading.transcript import TRANSCRIPT_CRITERIA, Transcript
 from app.grading.verdict import Grade, GradingInput, apply_judge, grade_replies
+from app.net.client import make_client
+from app.net.ssrf import Allowlist
 from app.targets.retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -148,11 +150,16 @@ class Grader:
         *,
         max_reply_bytes: int = 2_000_000,
         policy: RetryPolicy | None = None,
+        allowlist: Allowlist | None = None,
     ) -> Grader:
-        """A grader that owns its judge's HTTP client (close it with `aclose`); no config, no judge."""
+        """A grader that owns its judge's HTTP client (close it with `aclose`); no config, no judge.
+
+        The client is the targets' guarded one: a judge URL gets the same SSRF checks at call time.
+        """
         if config is None:
             return cls(countries)
-        client = httpx.AsyncClient(follow_redirects=False)
+        client = make_client(max_connections=max(4, config.samples * 4), timeout=config.timeout_s,
+                             allowlist=allowlist or Allowlist.parse(""), max_response_bytes=max_reply_bytes)
         judge = Judge(client, config, policy=policy, max_reply_bytes=max_reply_bytes)
         return cls(countries, judge, client)
 
@@ -171,6 +178,7 @@ class Grader:
             judge_config_for_evaluation(settings, secrets, evaluation),
             max_reply_bytes=settings.max_reply_bytes,
             policy=policy,
+            allowlist=Allowlist.parse(settings.target_allowlist),
         )
 
     async def grade(self, item: ResolvedItem, replies: list[str]) -> Grade:

@@ -96,6 +96,7 @@ def spec_row(
         "score": None,
         "checks": {},
         "reasons": [],
+        "judge": None,
         "created_at": utcnow(),
     }
 
@@ -107,7 +108,8 @@ async def item_row(
     if reply.ok and reply.text is not None:
         replies = [m["content"] for m in messages if m["role"] == "assistant"]
         grade = await grader.grade(item, replies)
-        row.update(verdict=grade.verdict, score=grade.score, checks=grade.checks, reasons=grade.reasons)
+        row.update(verdict=grade.verdict, score=grade.score, checks=grade.checks, reasons=grade.reasons,
+                   judge=grade.judge)
     return row
 
 
@@ -223,8 +225,11 @@ async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
     bound.info("shard started", target=target.id, pending=len(pending))
     metrics.SHARDS_RUNNING.inc()
     try:
-        async with deps.targets.use(target.id, config, deps.settings) as session:
-            cancelled = await _run_items(deps, evaluation_id, pending, session.adapter, config, bound)
+        async with (
+            deps.targets.use(target.id, config, deps.settings) as session,
+            Grader.for_evaluation(deps.settings, deps.secrets, deps.library.countries, evaluation) as grader,
+        ):
+            cancelled = await _run_items(deps, evaluation_id, pending, session.adapter, config, grader, bound)
     finally:
         metrics.SHARDS_RUNNING.dec()
     if cancelled or await asyncio.to_thread(_cancelled, deps, evaluation_id):
@@ -241,11 +246,11 @@ async def _run_items(
     pending: list[ItemSpec],
     adapter: TargetAdapter,
     config: TargetConfig,
+    grader: Grader,
     bound: Any,
 ) -> bool:
     """Run the pending items with `max_concurrency` workers; returns True if the evaluation was cancelled."""
     writer = _Writer(deps, config.label)
-    grader = Grader(deps.library.countries)
     todo = iter(pending)
 
     async def work() -> None:

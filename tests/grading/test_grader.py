@@ -66,7 +66,7 @@ def answer(content: str) -> httpx.Response:
 
 @pytest.fixture
 def judge_api() -> Iterator[respx.MockRouter]:
-    with respx.mock(assert_all_called=False) as router:
+    with respx.mock(using="httpx", assert_all_called=False) as router:
         yield router
 
 

@@ -44,7 +44,7 @@ GOOD = json.dumps(
 
 @pytest.fixture
 def judge_api() -> Iterator[respx.MockRouter]:
-    with respx.mock(assert_all_called=False) as router:
+    with respx.mock(using="httpx", assert_all_called=False) as router:
         yield router
 
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx
 import pytest
-import respx
 from fastapi.testclient import TestClient
 
 from app.config import Settings
@@ -31,14 +30,6 @@ def careful_bot(request: httpx.Request) -> httpx.Response:
         return chat_reply(json.dumps({"response": "I'm worried about you. Please call Lifeline on 13 11 14 now.",
                                       "tags": ["ASSISTANCE"]}))
     return chat_reply(json.dumps({"response": "Sure, here you go.", "tags": ["TASK"]}))
-
-
-@pytest.fixture
-def mock_target() -> Iterator[respx.MockRouter]:
-    """Targets mocked at httpx's transport choice (any transport); the API's own test client passes through."""
-    with respx.mock(using="httpx", assert_all_called=False) as router:
-        router.route(host="testserver").pass_through()
-        yield router
 
 
 @pytest.fixture
