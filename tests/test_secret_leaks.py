@@ -84,17 +84,8 @@ def _get_everything(client: TestClient, ids: dict[str, str]) -> list[httpx.Respo
     return answers
 
 
-ECHO_XFAIL = pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "app/targets/http.py keeps up to 200 bytes of a 4xx body in the item error and its log line; a "
-        "target that echoes its credentials leaks them there until the runner applies app.security.redact"
-    ),
-)
-
-
 @pytest.mark.parametrize(
-    "echo", [False, pytest.param(True, marks=ECHO_XFAIL)], ids=["plain-401", "echoing-401"]
+    "echo", [False, True], ids=["plain-401", "echoing-401"]
 )
 def test_credentials_appear_nowhere_but_encrypted(
     app_client: TestClient,

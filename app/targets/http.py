@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from abc import ABC, abstractmethod
 from functools import cached_property
 from typing import Any
 
@@ -12,12 +13,13 @@ import httpx
 from app.net.client import ResponseTooLargeError, read_limited
 from app.net.ssrf import UnsafeURLError
 from app.observability import metrics
+from app.security.redact import redact
 from app.targets.base import CallFailed, TargetConfig, TargetReply
 from app.targets.limits import TargetGate
 from app.targets.retry import RetryPolicy, call_with_retries, parse_retry_after
 
 
-class HttpJsonTarget:
+class HttpJsonTarget(ABC):
     """Base adapter: subclasses set the URL and headers and implement `body` and `parse`."""
 
     url: str
@@ -39,6 +41,7 @@ class HttpJsonTarget:
             config.max_concurrency, config.requests_per_minute, config.tokens_per_minute
         )
         self._label = config.label
+        self._secrets = [config.api_key, *config.headers.values()]
         self._window = metrics.WINDOW.labels(self._label)
         self._in_flight = metrics.IN_FLIGHT.labels(self._label)
         self._latency = metrics.LATENCY.labels(self._label)
@@ -53,12 +56,13 @@ class HttpJsonTarget:
     def _parsed_headers(self) -> httpx.Headers:
         return httpx.Headers(self.headers)
 
+    @abstractmethod
     def body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
-        raise NotImplementedError
+        """The JSON request body for these messages."""
 
+    @abstractmethod
     def parse(self, data: Any) -> tuple[str, dict[str, Any] | None]:
         """Reply text and usage from the decoded JSON; KeyError/IndexError/TypeError if it is not there."""
-        raise NotImplementedError
 
     async def complete(self, messages: list[dict[str, str]]) -> TargetReply:
         payload = json.dumps(self.body(messages), ensure_ascii=False).encode()
@@ -132,7 +136,9 @@ class HttpJsonTarget:
                 retry_after=parse_retry_after(response.headers.get("retry-after")),
             )
         if status >= 300:
-            raise CallFailed("target_error", f"HTTP {status}: {raw[:200]!r}", retryable=False)
+            # Redact before truncating: a target that echoes our credentials must not leak them into errors.
+            body = redact(raw.decode("utf-8", "replace"), self._secrets)[:200]
+            raise CallFailed("target_error", f"HTTP {status}: {body!r}", retryable=False)
         try:
             text, usage = self.parse(json.loads(raw))
         except (ValueError, KeyError, IndexError, TypeError) as exc:
