@@ -61,7 +61,7 @@ def worker(metrics_port: int | None = typer.Option(
 
 
 @db_app.command("upgrade")
-def db_upgrade(revision: str = "heads") -> None:
+def db_upgrade(revision: str = "head") -> None:
     """Apply migrations to HELMBENCH_DATABASE_URL (or the SQLite file in the var dir)."""
     from app.store.migrate import upgrade
 

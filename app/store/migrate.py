@@ -19,7 +19,7 @@ def alembic_config(settings: Settings) -> Config:
     return config
 
 
-def upgrade(settings: Settings, revision: str = "heads") -> None:
+def upgrade(settings: Settings, revision: str = "head") -> None:
     if settings.sqlalchemy_url.startswith("sqlite"):
         settings.var_dir.mkdir(parents=True, exist_ok=True)
     command.upgrade(alembic_config(settings), revision)

@@ -1,7 +1,7 @@
 """item labels: human labels per evaluation item, for calibrating checks and the judge
 
 Revision ID: 0003
-Revises: 0001
+Revises: 0002
 Create Date: 2026-11-22
 """
 
@@ -12,7 +12,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0003"
-down_revision: str | None = "0001"
+down_revision: str | None = "0002"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

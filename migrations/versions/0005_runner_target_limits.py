@@ -1,7 +1,7 @@
 """runner: per-target max tokens, timeout, per-minute limits, generic HTTP JSON template and reply pointer
 
 Revision ID: 0005
-Revises: 0001
+Revises: 0004
 Create Date: 2026-11-22
 """
 
@@ -12,7 +12,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0005"
-down_revision: str | None = "0001"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """webhooks: subscriptions, the outbox of messages, one row per delivery attempt (issue 8)
 
 Revision ID: 0006
-Revises: 0001
+Revises: 0005
 Create Date: 2026-11-22
 """
 
@@ -12,7 +12,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0006"
-down_revision: str | None = "0001"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
