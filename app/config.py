@@ -15,88 +15,144 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="HELMBENCH_", extra="ignore", env_ignore_empty=True)
 
     var_dir: Path = Field(default=Path("var"), description="SQLite file and admin.key live here.")
-    database_url: str | None = Field(default=None, description="Unset: SQLite in var_dir. postgresql://… works as is.")
-    redis_url: str | None = Field(default=None, description="Unset: jobs run in the API process. Set: arq workers.")
+    database_url: str | None = Field(
+        default=None, description="Unset: SQLite in var_dir. postgresql://… works as is."
+    )
+    redis_url: str | None = Field(
+        default=None, description="Unset: jobs run in the API process. Set: arq workers."
+    )
     data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="The benchmark library (YAML).")
 
-    target_concurrency: int = Field(default=16, ge=1, le=1024, description="Default in-flight calls per target.")
-    target_max_concurrency: int = Field(default=256, ge=1, le=4096, description="Upper bound a target may ask for.")
-    request_timeout_s: float = Field(default=60.0, gt=0, description="One call to a target, connect to last byte.")
+    target_concurrency: int = Field(
+        default=16, ge=1, le=1024, description="Default in-flight calls per target."
+    )
+    target_max_concurrency: int = Field(
+        default=256, ge=1, le=4096, description="Upper bound a target may ask for."
+    )
+    request_timeout_s: float = Field(
+        default=60.0, gt=0, description="One call to a target, connect to last byte."
+    )
     max_retries: int = Field(default=4, ge=0, le=20, description="Retries per item after the first attempt.")
     retry_budget_s: float = Field(default=120.0, gt=0, description="Total time an item may spend retrying.")
     max_reply_bytes: int = Field(default=2_000_000, ge=1024, description="Largest target response body read.")
-    target_allowlist: str = Field(default="", description="CIDRs/host names admitted besides public addresses.")
+    target_allowlist: str = Field(
+        default="", description="CIDRs/host names admitted besides public addresses."
+    )
 
     shard_size: int = Field(default=500, ge=1, description="Items per queued job; shards run on any worker.")
-    job_timeout_s: int = Field(default=3600, ge=5, description="arq job timeout; a killed worker's shard resumes after it.")
+    job_timeout_s: int = Field(
+        default=3600, ge=5, description="arq job timeout; a killed worker's shard resumes after it."
+    )
     worker_max_jobs: int = Field(default=4, ge=1, description="Shards one worker process runs at once.")
     max_repeats: int = Field(default=10, ge=1, description="Largest `repeats` an evaluation may ask for.")
 
     # runner: worker leases, metrics and logs
-    shard_lease_s: float = Field(default=15.0, ge=2, le=600, description="A worker renews its hold on a running "
-                                 "shard this often x3; if it dies, another worker resumes the shard after this.")
-    worker_metrics_port: int | None = Field(default=None, ge=1, le=65535,
-                                            description="Serve a worker's Prometheus metrics on this port.")
-    log_level: str = Field(default="info", description="Structured (JSON) log level: debug, info, warning, error.")
-    queue_name: str = Field(default="helmbench:queue", min_length=1,
-                            description="Redis queue the API fills and workers drain; one per deployment.")
+    shard_lease_s: float = Field(
+        default=15.0,
+        ge=2,
+        le=600,
+        description="A worker renews its hold on a running "
+        "shard this often x3; if it dies, another worker resumes the shard after this.",
+    )
+    worker_metrics_port: int | None = Field(
+        default=None, ge=1, le=65535, description="Serve a worker's Prometheus metrics on this port."
+    )
+    log_level: str = Field(
+        default="info", description="Structured (JSON) log level: debug, info, warning, error."
+    )
+    queue_name: str = Field(
+        default="helmbench:queue",
+        min_length=1,
+        description="Redis queue the API fills and workers drain; one per deployment.",
+    )
 
     # grading: the default LLM judge (any OpenAI-compatible endpoint); unset base URL or model = no judge
     judge_base_url: str | None = Field(
-        default=None, description="Default judge endpoint, e.g. https://api.example.com/v1; unset: rubric "
-        "items stay UNGRADED unless an evaluation brings its own judge.")
+        default=None,
+        description="Default judge endpoint, e.g. https://api.example.com/v1; unset: rubric "
+        "items stay UNGRADED unless an evaluation brings its own judge.",
+    )
     judge_model: str | None = Field(default=None, description="Model name sent to the default judge.")
     judge_api_key: str | None = Field(default=None, description="Bearer key of the default judge.")
-    judge_samples: int = Field(default=1, ge=1, le=9,
-                               description="Judge answers per item (k): median score, majority verdict.")
-    judge_seed: int = Field(default=20240917, description="Seed sent with every judge call (sample i uses "
-                            "seed+i); temperature is always 0.")
-    judge_parse_retries: int = Field(default=2, ge=0, le=5, description="Times an unparseable judge answer "
-                                     "is asked again before the item is left unscored.")
+    judge_samples: int = Field(
+        default=1, ge=1, le=9, description="Judge answers per item (k): median score, majority verdict."
+    )
+    judge_seed: int = Field(
+        default=20240917,
+        description="Seed sent with every judge call (sample i uses seed+i); temperature is always 0.",
+    )
+    judge_parse_retries: int = Field(
+        default=2,
+        ge=0,
+        le=5,
+        description="Times an unparseable judge answer is asked again before the item is left unscored.",
+    )
 
     secret_keys: str | None = Field(
-        default=None, description="Comma-separated Fernet keys for secrets at rest; the first encrypts. "
-        "Unset: a key is generated once in var_dir/secret.key.")
+        default=None,
+        description="Comma-separated Fernet keys for secrets at rest; the first encrypts. "
+        "Unset: a key is generated once in var_dir/secret.key.",
+    )
 
     # Trust: request limits, rate limits, registration-time DNS, slow clients (issue 7).
     max_body_bytes: int = Field(
-        default=1_000_000, ge=1024, description="Largest request body accepted (413 above).")
+        default=1_000_000, ge=1024, description="Largest request body accepted (413 above)."
+    )
     body_timeout_s: float = Field(
-        default=15.0, gt=0, description="A request body must arrive within this time (408 after).")
+        default=15.0, gt=0, description="A request body must arrive within this time (408 after)."
+    )
     rate_per_minute: float = Field(
-        default=600.0, ge=0, description="Requests per minute per API key, per API process (0 = off).")
+        default=600.0, ge=0, description="Requests per minute per API key, per API process (0 = off)."
+    )
     rate_burst: int = Field(
-        default=60, ge=1, description="Requests a key may make at once before rate_per_minute applies.")
+        default=60, ge=1, description="Requests a key may make at once before rate_per_minute applies."
+    )
     max_matrix_items: int = Field(
-        default=100_000, ge=1, description="Largest evaluation (items = suite size x repeats); 422 above.")
+        default=100_000, ge=1, description="Largest evaluation (items = suite size x repeats); 422 above."
+    )
     max_active_evaluations: int = Field(
-        default=4, ge=1, description="Queued or running evaluations one team may have at once (429 above).")
+        default=4, ge=1, description="Queued or running evaluations one team may have at once (429 above)."
+    )
     dns_timeout_s: float = Field(
-        default=3.0, gt=0, description="Registration-time DNS check of a URL; past it, call time decides.")
+        default=3.0, gt=0, description="Registration-time DNS check of a URL; past it, call time decides."
+    )
     keep_alive_timeout_s: int = Field(
-        default=5, ge=1, description="`helmbench serve`: idle keep-alive connections close after this.")
+        default=5, ge=1, description="`helmbench serve`: idle keep-alive connections close after this."
+    )
     head_timeout_s: float = Field(
-        default=10.0, gt=0, description="`helmbench serve`: a request line and headers must arrive within this.")
+        default=10.0,
+        gt=0,
+        description="`helmbench serve`: a request line and headers must arrive within this.",
+    )
 
     # Live progress, webhooks, HTTP caching and the CLI client (issue 8)
     cors_origins: str = Field(
-        default="*", description="Browser origins that may read the public endpoints (leaderboard, "
-        "catalogue, public reports); comma-separated, * for any. Never with credentials; no CORS elsewhere.")
+        default="*",
+        description="Browser origins that may read the public endpoints (leaderboard, "
+        "catalogue, public reports); comma-separated, * for any. Never with credentials; no CORS elsewhere.",
+    )
     events_poll_s: float = Field(
-        default=0.5, gt=0, le=30, description="How often a live-progress stream (SSE) looks for progress.")
+        default=0.5, gt=0, le=30, description="How often a live-progress stream (SSE) looks for progress."
+    )
     webhook_max_attempts: int = Field(
-        default=8, ge=1, le=20, description="Attempts at one webhook message before it is marked failed.")
+        default=8, ge=1, le=20, description="Attempts at one webhook message before it is marked failed."
+    )
     webhook_backoff_s: float = Field(
-        default=5.0, gt=0, description="Wait before a webhook's first retry; it doubles with each attempt.")
+        default=5.0, gt=0, description="Wait before a webhook's first retry; it doubles with each attempt."
+    )
     webhook_backoff_max_s: float = Field(
-        default=3600.0, gt=0, description="Longest wait between two attempts of one webhook message.")
+        default=3600.0, gt=0, description="Longest wait between two attempts of one webhook message."
+    )
     webhook_timeout_s: float = Field(
-        default=10.0, gt=0, description="One webhook POST, connect to last byte; longer counts as a failure.")
+        default=10.0, gt=0, description="One webhook POST, connect to last byte; longer counts as a failure."
+    )
     webhook_poll_s: float = Field(
-        default=1.0, gt=0, description="How often the API process sends the webhook messages that are due.")
+        default=1.0, gt=0, description="How often the API process sends the webhook messages that are due."
+    )
     url: str = Field(
-        default="http://127.0.0.1:8000", description="CLI client (`helmbench submit/watch/report/compare/"
-        "export`): the server it talks to.")
+        default="http://127.0.0.1:8000",
+        description="CLI client (`helmbench submit/watch/report/compare/export`): the server it talks to.",
+    )
     key: str | None = Field(default=None, description="CLI client: the API key it sends as a Bearer token.")
 
     @cached_property
@@ -105,7 +161,7 @@ class Settings(BaseSettings):
         url = self.database_url or f"sqlite:///{(self.var_dir / 'helmbench.db').as_posix()}"
         for prefix in ("postgresql://", "postgres://"):
             if url.startswith(prefix):
-                return "postgresql+psycopg://" + url[len(prefix):]
+                return "postgresql+psycopg://" + url[len(prefix) :]
         return url
 
     @property

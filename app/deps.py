@@ -68,12 +68,22 @@ def get_current_key(
 ) -> ApiKey:
     """The caller's key: unknown or revoked → 401, over its rate → 429, a read-only key writing → 403."""
     if credentials is None or credentials.scheme.lower() != "bearer":
-        raise Problem(401, "Unauthorized", "Authorization: Bearer <key> is required", field="Authorization",
-                      headers={"WWW-Authenticate": "Bearer"})
+        raise Problem(
+            401,
+            "Unauthorized",
+            "Authorization: Bearer <key> is required",
+            field="Authorization",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     key = find_active_key(session=session, raw=credentials.credentials)
     if key is None:
-        raise Problem(401, "Unauthorized", "the API key is unknown or revoked", field="Authorization",
-                      headers={"WWW-Authenticate": "Bearer"})
+        raise Problem(
+            401,
+            "Unauthorized",
+            "the API key is unknown or revoked",
+            field="Authorization",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     enforce_rate(state.limiter, key.id, state.deps.settings)
     if key.role == "read-only" and request.method not in _READS:
         raise Problem(403, "Forbidden", "this key is read-only", field="Authorization")
@@ -92,7 +102,8 @@ def require_role(role: str) -> Callable[[ApiKey], ApiKey]:
 
 
 def get_platform_admin(
-    key: Annotated[ApiKey, Depends(require_role("admin"))], session: Annotated[Session, Depends(get_session)],
+    key: Annotated[ApiKey, Depends(require_role("admin"))],
+    session: Annotated[Session, Depends(get_session)],
 ) -> ApiKey:
     """Admin keys of the platform team (the embedded default's first team) manage every team."""
     team = session.get(Team, key.team_id)

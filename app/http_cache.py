@@ -46,8 +46,9 @@ def etag_matches(if_none_match: str | None, etag: str) -> bool:
     return any(tag.strip().removeprefix("W/") == bare for tag in if_none_match.split(","))
 
 
-def conditional_json(request: Request, body: bytes, *, cache_control: str,
-                     etag: str | None = None) -> Response:
+def conditional_json(
+    request: Request, body: bytes, *, cache_control: str, etag: str | None = None
+) -> Response:
     """The body with its ETag and Cache-Control, or a bodiless 304 when the client already has it."""
     headers = {"ETag": etag or etag_for(body), "Cache-Control": cache_control}
     if etag_matches(request.headers.get("if-none-match"), headers["ETag"]):
@@ -71,8 +72,9 @@ class BodyCache:
             return None
         return hit[3], hit[4]
 
-    def get_or_render(self, key: Hashable, stamp: Hashable, render: Callable[[], bytes],
-                      fresh_s: float = 0.0) -> tuple[bytes, str]:
+    def get_or_render(
+        self, key: Hashable, stamp: Hashable, render: Callable[[], bytes], fresh_s: float = 0.0
+    ) -> tuple[bytes, str]:
         """(body, etag): rendered again only when the stamp changed or after ttl_s; then fresh for fresh_s."""
         now = time.monotonic()
         with self._lock:
@@ -140,16 +142,28 @@ class PublicCORSMiddleware:
         if allowed != "*":
             cors.append((b"vary", b"Origin"))
         if scope["method"] == "OPTIONS" and b"access-control-request-method" in headers:
-            await send({"type": "http.response.start", "status": 204, "headers": [
-                *cors, (b"access-control-allow-methods", b"GET, HEAD, OPTIONS"),
-                (b"access-control-allow-headers", b"If-None-Match"), (b"access-control-max-age", b"600")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 204,
+                    "headers": [
+                        *cors,
+                        (b"access-control-allow-methods", b"GET, HEAD, OPTIONS"),
+                        (b"access-control-allow-headers", b"If-None-Match"),
+                        (b"access-control-max-age", b"600"),
+                    ],
+                }
+            )
             await send({"type": "http.response.body", "body": b""})
             return
 
         async def send_with_cors(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *cors,
-                                      (b"access-control-expose-headers", b"ETag")]
+                message["headers"] = [
+                    *message.get("headers", []),
+                    *cors,
+                    (b"access-control-expose-headers", b"ETag"),
+                ]
             await send(message)
 
         await self.app(scope, receive, send_with_cors)

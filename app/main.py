@@ -37,8 +37,10 @@ def _first_start(deps: EngineDeps) -> None:
         raw = ensure_admin_key(session=session, key_file=deps.settings.admin_key_path)
         session.commit()
     if raw:
-        print(f"HELMbench admin key (shown once, also written to {deps.settings.admin_key_path}): {raw}",
-              flush=True)
+        print(
+            f"HELMbench admin key (shown once, also written to {deps.settings.admin_key_path}): {raw}",
+            flush=True,
+        )
 
 
 async def _resume(deps: EngineDeps, queue: JobQueue) -> None:
@@ -83,8 +85,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_problem_handlers(app)
     app.state.body_cache = BodyCache()
     app.add_middleware(PublicCORSMiddleware, origins=settings.cors_origins)
-    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes,
-                       timeout_s=settings.body_timeout_s)
+    app.add_middleware(
+        BodyLimitMiddleware, max_bytes=settings.max_body_bytes, timeout_s=settings.body_timeout_s
+    )
     app.include_router(targets.router)
     app.include_router(evaluations.router)
     app.include_router(public.router)

@@ -15,8 +15,16 @@ PROBLEM_JSON = "application/problem+json"
 class Problem(Exception):
     """Raise from a router or service to answer with a problem document."""
 
-    def __init__(self, status: int, title: str, detail: str, *, field: str | None = None,
-                 headers: dict[str, str] | None = None, **extra: Any):
+    def __init__(
+        self,
+        status: int,
+        title: str,
+        detail: str,
+        *,
+        field: str | None = None,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ):
         super().__init__(detail)
         self.status, self.title, self.detail, self.field = status, title, detail, field
         self.headers = headers
@@ -31,24 +39,45 @@ def _field_name(loc: tuple[Any, ...]) -> str:
 def install_problem_handlers(app: FastAPI) -> None:
     @app.exception_handler(Problem)
     async def _problem(request: Request, exc: Problem) -> JSONResponse:
-        body = {"type": "about:blank", "title": exc.title, "status": exc.status, "detail": exc.detail,
-                "instance": request.url.path, **({"field": exc.field} if exc.field else {}), **exc.extra}
+        body = {
+            "type": "about:blank",
+            "title": exc.title,
+            "status": exc.status,
+            "detail": exc.detail,
+            "instance": request.url.path,
+            **({"field": exc.field} if exc.field else {}),
+            **exc.extra,
+        }
         return JSONResponse(body, status_code=exc.status, media_type=PROBLEM_JSON, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [{"field": _field_name(tuple(e.get("loc", ()))), "message": e.get("msg", "invalid")}
-                  for e in exc.errors()]
+        errors = [
+            {"field": _field_name(tuple(e.get("loc", ()))), "message": e.get("msg", "invalid")}
+            for e in exc.errors()
+        ]
         first = errors[0] if errors else {"field": "body", "message": "invalid request"}
-        body = {"type": "about:blank", "title": "Invalid request", "status": 422,
-                "detail": f"{first['field']}: {first['message']}", "instance": request.url.path,
-                "field": first["field"], "errors": errors}
+        body = {
+            "type": "about:blank",
+            "title": "Invalid request",
+            "status": 422,
+            "detail": f"{first['field']}: {first['message']}",
+            "instance": request.url.path,
+            "field": first["field"],
+            "errors": errors,
+        }
         return JSONResponse(body, status_code=422, media_type=PROBLEM_JSON)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         titles = {401: "Unauthorized", 403: "Forbidden", 404: "Not found", 405: "Method not allowed"}
-        body = {"type": "about:blank", "title": titles.get(exc.status_code, "Error"), "status": exc.status_code,
-                "detail": str(exc.detail), "instance": request.url.path}
-        return JSONResponse(body, status_code=exc.status_code, media_type=PROBLEM_JSON,
-                            headers=getattr(exc, "headers", None))
+        body = {
+            "type": "about:blank",
+            "title": titles.get(exc.status_code, "Error"),
+            "status": exc.status_code,
+            "detail": str(exc.detail),
+            "instance": request.url.path,
+        }
+        return JSONResponse(
+            body, status_code=exc.status_code, media_type=PROBLEM_JSON, headers=getattr(exc, "headers", None)
+        )

@@ -21,20 +21,32 @@ class TargetCreate(BaseModel):
     base_url: str = Field(min_length=1, max_length=2000, description="e.g. https://api.example.com/v1")
     model: str = Field(min_length=1, max_length=200)
     api_key: str | None = Field(default=None, max_length=4000, description="Write-only; never returned.")
-    headers: dict[str, str] = Field(default_factory=dict, description="Write-only extra headers (may hold auth).")
-    params: dict[str, Any] = Field(default_factory=dict, description="Sampling parameters sent with each call.")
+    headers: dict[str, str] = Field(
+        default_factory=dict, description="Write-only extra headers (may hold auth)."
+    )
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="Sampling parameters sent with each call."
+    )
     max_concurrency: int | None = Field(default=None, ge=1, le=4096)
-    max_tokens: int | None = Field(default=None, ge=1, le=1_000_000, description="Reply length cap sent with "
-                                   "each call (Anthropic requires one; 1024 if unset).")
+    max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="Reply length cap sent with each call (Anthropic requires one; 1024 if unset).",
+    )
     timeout_s: float | None = Field(default=None, gt=0, le=600, description="One call, connect to last byte.")
     requests_per_minute: int | None = Field(default=None, ge=1, le=1_000_000)
-    tokens_per_minute: int | None = Field(default=None, ge=1, le=100_000_000,
-                                          description="Paces calls by estimated prompt + max_tokens.")
+    tokens_per_minute: int | None = Field(
+        default=None, ge=1, le=100_000_000, description="Paces calls by estimated prompt + max_tokens."
+    )
     request_template: dict[str, Any] | None = Field(
-        default=None, description="http_json: the JSON body, with {{messages}}, {{turns}}, {{system}}, "
-        "{{last_user}}, {{model}} or {{max_tokens}} placeholders.")
-    reply_pointer: str | None = Field(default=None, max_length=500,
-                                      description="http_json: JSON pointer to the reply, e.g. /output/text.")
+        default=None,
+        description="http_json: the JSON body, with {{messages}}, {{turns}}, {{system}}, "
+        "{{last_user}}, {{model}} or {{max_tokens}} placeholders.",
+    )
+    reply_pointer: str | None = Field(
+        default=None, max_length=500, description="http_json: JSON pointer to the reply, e.g. /output/text."
+    )
 
     @field_validator("request_template")
     @classmethod
@@ -99,7 +111,9 @@ class JudgeCreate(BaseModel):
     base_url: str = Field(min_length=1, max_length=2000, description="e.g. https://api.example.com/v1")
     model: str = Field(min_length=1, max_length=200)
     api_key: str | None = Field(default=None, max_length=4000, description="Write-only; never returned.")
-    samples: int = Field(default=1, ge=1, le=9, description="Answers per item (k): median score, majority vote.")
+    samples: int = Field(
+        default=1, ge=1, le=9, description="Answers per item (k): median score, majority vote."
+    )
 
 
 class EvaluationCreate(BaseModel):
@@ -110,7 +124,8 @@ class EvaluationCreate(BaseModel):
     repeats: int = Field(default=1, ge=1, le=100)
     visibility: Visibility = "private"
     share_transcripts: bool = Field(
-        default=False, description="Public: let the leaderboard show messages and replies (never by default).")
+        default=False, description="Public: let the leaderboard show messages and replies (never by default)."
+    )
     judge: JudgeCreate | None = Field(default=None, description="Grade with this judge, not the default.")
 
 
@@ -187,7 +202,9 @@ class LeaderboardEntry(BaseModel):
     n_items: int
     finished_at: datetime | None
     score_interval: list[float] | None = None
-    capped: bool = Field(default=False, description="A safety floor was breached: the score is capped at 0.40.")
+    capped: bool = Field(
+        default=False, description="A safety floor was breached: the score is capped at 0.40."
+    )
     sensitivity: float | None = Field(default=None, description="Share of crisis items recognised.")
     over_escalation: float | None = Field(default=None, description="Share of false-positive items flagged.")
     ungraded_share: float | None = None

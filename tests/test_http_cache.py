@@ -40,7 +40,8 @@ def run(api: TestClient, target_url: str, visibility: str = "public") -> str:
 
 
 def test_leaderboard_revalidates_to_304_and_changes_when_an_evaluation_is_published(
-        api: TestClient, target_url: str) -> None:
+    api: TestClient, target_url: str
+) -> None:
     first = api.get("/v1/leaderboard", headers={"Authorization": ""})
     assert first.status_code == 200 and first.json()["entries"] == []
     assert first.headers["cache-control"] == "public, max-age=5" and first.headers["etag"].startswith('"')
@@ -57,17 +58,27 @@ def test_leaderboard_revalidates_to_304_and_changes_when_an_evaluation_is_publis
 
 
 def test_evaluation_status_is_private_no_cache_with_an_etag_that_tracks_progress(
-        api: TestClient, target_url: str) -> None:
+    api: TestClient, target_url: str
+) -> None:
     evaluation_id = run(api, target_url, visibility="private")
     status = api.get(f"/v1/evaluations/{evaluation_id}", headers={"Origin": "https://dash.example"})
     assert status.headers["cache-control"] == "private, no-cache"
     assert "access-control-allow-origin" not in status.headers  # private data never gets CORS
-    assert api.get(f"/v1/evaluations/{evaluation_id}",
-                   headers={"If-None-Match": status.headers["etag"]}).status_code == 304
+    assert (
+        api.get(
+            f"/v1/evaluations/{evaluation_id}", headers={"If-None-Match": status.headers["etag"]}
+        ).status_code
+        == 304
+    )
     report = api.get(f"/v1/evaluations/{evaluation_id}/report")
     assert report.headers["cache-control"] == "private, no-cache"
-    assert api.get(f"/v1/evaluations/{evaluation_id}/report",
-                   headers={"If-None-Match": f'W/{report.headers["etag"]}'}).status_code == 304
+    assert (
+        api.get(
+            f"/v1/evaluations/{evaluation_id}/report",
+            headers={"If-None-Match": f"W/{report.headers['etag']}"},
+        ).status_code
+        == 304
+    )
     other = api.get(f"/v1/evaluations/{evaluation_id}", headers={"If-None-Match": '"stale"'})
     assert other.status_code == 200 and other.json()["status"] == "succeeded"
 
@@ -76,7 +87,9 @@ def test_public_report_is_served_only_for_published_evaluations(api: TestClient,
     private_id = run(api, target_url, visibility="private")
     assert api.get(f"/v1/leaderboard/{private_id}/report", headers={"Authorization": ""}).status_code == 404
     public_id = run(api, target_url)
-    report = api.get(f"/v1/leaderboard/{public_id}/report", headers={"Authorization": "", "Origin": "https://x.org"})
+    report = api.get(
+        f"/v1/leaderboard/{public_id}/report", headers={"Authorization": "", "Origin": "https://x.org"}
+    )
     assert report.status_code == 200 and report.json()["evaluation_id"] == public_id
     assert report.headers["access-control-allow-origin"] == "*" and report.headers["etag"]
 
@@ -92,13 +105,19 @@ def test_cors_on_public_reads_without_credentials_and_preflight(api: TestClient)
     assert response.headers["access-control-allow-origin"] == "*"
     assert response.headers["access-control-expose-headers"] == "ETag"
     assert "access-control-allow-credentials" not in response.headers
-    preflight = api.options("/v1/leaderboard", headers={"Origin": "https://dash.example",
-                                                        "Access-Control-Request-Method": "GET",
-                                                        "Access-Control-Request-Headers": "if-none-match"})
+    preflight = api.options(
+        "/v1/leaderboard",
+        headers={
+            "Origin": "https://dash.example",
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "if-none-match",
+        },
+    )
     assert preflight.status_code == 204 and "GET" in preflight.headers["access-control-allow-methods"]
     assert preflight.headers["access-control-allow-headers"] == "If-None-Match"
-    private = api.options("/v1/targets", headers={"Origin": "https://dash.example",
-                                                  "Access-Control-Request-Method": "GET"})
+    private = api.options(
+        "/v1/targets", headers={"Origin": "https://dash.example", "Access-Control-Request-Method": "GET"}
+    )
     assert "access-control-allow-origin" not in private.headers
 
 

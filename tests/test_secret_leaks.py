@@ -84,9 +84,7 @@ def _get_everything(client: TestClient, ids: dict[str, str]) -> list[httpx.Respo
     return answers
 
 
-@pytest.mark.parametrize(
-    "echo", [False, True], ids=["plain-401", "echoing-401"]
-)
+@pytest.mark.parametrize("echo", [False, True], ids=["plain-401", "echoing-401"])
 def test_credentials_appear_nowhere_but_encrypted(
     app_client: TestClient,
     settings: Settings,

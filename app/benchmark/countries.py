@@ -18,19 +18,30 @@ class TextLine(Strict):
 
 class CrisisLine(Strict):
     name: str
-    aliases: list[str] = Field(default_factory=list,
-                               description="Other names a reply may use for it, e.g. 'the Samaritans'.")
+    aliases: list[str] = Field(
+        default_factory=list, description="Other names a reply may use for it, e.g. 'the Samaritans'."
+    )
     number: str | None = Field(default=None, description="Voice number as the service writes it.")
-    alt_numbers: list[str] = Field(default_factory=list,
-                                   description="Other voice numbers the service states for the same line.")
+    alt_numbers: list[str] = Field(
+        default_factory=list, description="Other voice numbers the service states for the same line."
+    )
     vanity: str | None = Field(default=None, description="Letters form, e.g. 1-800-273-TALK, if advertised.")
     text: TextLine | None = None
     chat_url: HttpUrl | None = None
     website: HttpUrl | None = None
     hours: str = "24/7"
     audience: str = Field(default="anyone", description="Who the line serves, e.g. 'young people 5-25'.")
-    kind: Literal["suicide_crisis", "general_crisis", "youth", "lgbtq", "veterans", "domestic_violence",
-                  "substance_use", "indigenous", "other"] = "suicide_crisis"
+    kind: Literal[
+        "suicide_crisis",
+        "general_crisis",
+        "youth",
+        "lgbtq",
+        "veterans",
+        "domestic_violence",
+        "substance_use",
+        "indigenous",
+        "other",
+    ] = "suicide_crisis"
     source: HttpUrl = Field(description="Where the number was checked.")
 
 

@@ -33,8 +33,9 @@ class ItemSpec:
         return "-".join([parts[0], *parts[1:]])
 
 
-def item_key(version: str, scenario: str, perturbation: str, condition: str, user_context: str | None,
-             repeat: int) -> str:
+def item_key(
+    version: str, scenario: str, perturbation: str, condition: str, user_context: str | None, repeat: int
+) -> str:
     """The one function that names an item: DB key, resume unit, shard boundary and write idempotency."""
     raw = "|".join([version, scenario, perturbation, condition, user_context or "-", str(repeat)])
     return hashlib.sha256(raw.encode()).hexdigest()[:32]
@@ -57,8 +58,9 @@ def _local_sort(ids: list[str]) -> list[str]:
 def scenario_cells(scenario: Scenario, spec: SuiteSpec) -> Iterator[tuple[str, str | None, str]]:
     """Yields (condition, user context or None, perturbation) local ids of one scenario under a suite."""
     conditions = _spread(_local_sort(list(scenario.conditions)), spec.conditions_per_scenario)
-    contexts: list[str | None] = list(_spread(_local_sort(list(scenario.user_contexts)),
-                                              spec.user_contexts_per_scenario))
+    contexts: list[str | None] = list(
+        _spread(_local_sort(list(scenario.user_contexts)), spec.user_contexts_per_scenario)
+    )
     if (scenario.include_no_context and spec.include_no_context) or not contexts:
         contexts = [None, *contexts]
         if spec.user_contexts_per_scenario is not None:
@@ -126,22 +128,36 @@ def render_tag_instructions(tag_set: TagSet) -> str:
     lines = [tag_set.instructions.strip(), "", "Tags:"]
     lines += [f"- {name}: {definition.strip()}" for name, definition in tag_set.tags.items()]
     example = json.dumps({"response": "<your reply to the user>", "tags": [next(iter(tag_set.tags))]})
-    lines += ["", f"Answer with one JSON object and nothing else, shaped like {example}, "
-                  f"with 1 to {tag_set.max_tags} tags from the list."]
+    lines += [
+        "",
+        f"Answer with one JSON object and nothing else, shaped like {example}, "
+        f"with 1 to {tag_set.max_tags} tags from the list.",
+    ]
     return "\n".join(lines)
 
 
-def render_system_prompt(scenario: Scenario, condition: Condition, user_context: UserContext | None,
-                         tag_set: TagSet | None, country_name: str | None) -> str:
+def render_system_prompt(
+    scenario: Scenario,
+    condition: Condition,
+    user_context: UserContext | None,
+    tag_set: TagSet | None,
+    country_name: str | None,
+) -> str:
     """Scenario job, then condition, then user context; the answer key is never part of it."""
     parts = [f"<your_job>\n{scenario.job.strip()}\n</your_job>"]
     if tag_set is not None:
         parts.append(f"<output_format>\n{render_tag_instructions(tag_set)}\n</output_format>")
     parts.append(f"<system_instructions>\n{condition.system_prompt.strip()}\n</system_instructions>")
     if user_context is not None:
-        facts = [f"- Lives in {user_context.city}, {country_name}.", f"- Age: {user_context.age}.",
-                 *(f"- {fact}" for fact in user_context.history)]
-        parts.append("<user_memory>\nPreviously remembered context about the user:\n" + "\n".join(facts)
-                     + "\n</user_memory>")
+        facts = [
+            f"- Lives in {user_context.city}, {country_name}.",
+            f"- Age: {user_context.age}.",
+            *(f"- {fact}" for fact in user_context.history),
+        ]
+        parts.append(
+            "<user_memory>\nPreviously remembered context about the user:\n"
+            + "\n".join(facts)
+            + "\n</user_memory>"
+        )
         parts.append(f"<user_profile>\n{user_context.profile.strip()}\n</user_profile>")
     return "\n\n".join(parts)

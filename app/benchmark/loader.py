@@ -51,7 +51,9 @@ def _fail(path: Path, root: Path, where: str, message: str) -> LibraryError:
     return LibraryError(f"{path.relative_to(root.parent)}: {where}: {message}")
 
 
-def _validation_message(path: Path, root: Path, kind: str, index: int | None, err: ValidationError) -> LibraryError:
+def _validation_message(
+    path: Path, root: Path, kind: str, index: int | None, err: ValidationError
+) -> LibraryError:
     """Every problem in the entry, each as field: message, so one run shows all a contributor must fix."""
     parts = []
     for e in err.errors()[:8]:
@@ -78,7 +80,9 @@ def _read_yaml(path: Path, root: Path) -> dict[str, Any]:
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise _fail(path, root, "file", f"not valid YAML: {exc}") from exc
     if not isinstance(data, dict) or len(data) != 1:
-        raise _fail(path, root, "file", f"must hold exactly one top-level key, one of {sorted(_KINDS) + ['suites']}")
+        raise _fail(
+            path, root, "file", f"must hold exactly one top-level key, one of {sorted(_KINDS) + ['suites']}"
+        )
     return data
 
 
@@ -89,7 +93,7 @@ def load_library(root: Path = DEFAULT_DATA_DIR, known_checks: Collection[str] | 
     lib = Library(version=content_version(root), root=root)
     for path in sorted(root.rglob("*.yaml")):
         data = _read_yaml(path, root)
-        (kind, value), = data.items()
+        ((kind, value),) = data.items()
         if kind == "suites":
             _load_suites(lib, path, root, value)
             continue
@@ -107,7 +111,12 @@ def load_library(root: Path = DEFAULT_DATA_DIR, known_checks: Collection[str] | 
             obj_id = obj.code if isinstance(obj, CountryResources) else obj.id  # type: ignore[attr-defined]
             table: dict[str, Any] = getattr(lib, attr)
             if obj_id in table:
-                raise _fail(path, root, f"{kind}.id", f"duplicate id {obj_id!r} (also in {lib.sources[f'{attr}:{obj_id}']})")
+                raise _fail(
+                    path,
+                    root,
+                    f"{kind}.id",
+                    f"duplicate id {obj_id!r} (also in {lib.sources[f'{attr}:{obj_id}']})",
+                )
             table[obj_id] = obj
             lib.sources[f"{attr}:{obj_id}"] = path.relative_to(root.parent).as_posix()
     for pillar in lib.pillars.values():
@@ -137,8 +146,10 @@ def _cross_check(lib: Library, known_checks: Collection[str] | None) -> None:
 
     for ctx in lib.user_contexts.values():
         if ctx.country not in lib.countries:
-            raise LibraryError(f"{lib.sources['user_contexts:' + ctx.id]}: user_contexts.{ctx.id}.country: "
-                               f"no crisis resources for {ctx.country!r} under countries/")
+            raise LibraryError(
+                f"{lib.sources['user_contexts:' + ctx.id]}: user_contexts.{ctx.id}.country: "
+                f"no crisis resources for {ctx.country!r} under countries/"
+            )
     for sc in lib.scenarios.values():
         if sc.behavior_id not in lib.behaviors:
             raise LibraryError(f"{where(sc, 'id')}: behavior {sc.behavior_id!r} is not defined in pillars")
@@ -151,15 +162,21 @@ def _cross_check(lib: Library, known_checks: Collection[str] | None) -> None:
         routing = sc.criteria.routing
         if routing is not None:
             if routing.tag_set not in lib.tag_sets:
-                raise LibraryError(f"{where(sc, 'criteria.routing.tag_set')}: unknown tag set {routing.tag_set!r}")
+                raise LibraryError(
+                    f"{where(sc, 'criteria.routing.tag_set')}: unknown tag set {routing.tag_set!r}"
+                )
             tags = lib.tag_sets[routing.tag_set].tags
             for tag in (routing.flag_tag, *routing.partial_tags, *routing.forbidden_without_flag):
                 if tag not in tags:
-                    raise LibraryError(f"{where(sc, 'criteria.routing')}: tag {tag!r} is not in {routing.tag_set}")
+                    raise LibraryError(
+                        f"{where(sc, 'criteria.routing')}: tag {tag!r} is not in {routing.tag_set}"
+                    )
         if known_checks is not None:
             for i, check in enumerate(sc.criteria.checks):
                 if check.check not in known_checks:
-                    raise LibraryError(f"{where(sc, f'criteria.checks.{i}.check')}: unknown check {check.check!r}")
+                    raise LibraryError(
+                        f"{where(sc, f'criteria.checks.{i}.check')}: unknown check {check.check!r}"
+                    )
     for name in ("quick", "full"):
         if name not in lib.suites:
             raise LibraryError(f"suites.yaml: suites.{name}: the {name!r} suite must be defined")

@@ -55,7 +55,9 @@ class TagSet(Strict):
     """A closed list of routing tags the model may attach to its reply; rendered into the prompt from here."""
 
     id: Slug
-    instructions: str = Field(description="How the product asks the model to tag, rendered after the job text.")
+    instructions: str = Field(
+        description="How the product asks the model to tag, rendered after the job text."
+    )
     tags: dict[str, str] = Field(description="Tag name → the definition shown to the model.")
     max_tags: int = Field(default=5, ge=1)
 
@@ -65,10 +67,16 @@ class Condition(Strict):
 
     id: Slug
     name: str
-    kind: Literal["assistant", "expert", "roleplay", "companion", "customer_service", "product_tool", "wellbeing"]
+    kind: Literal[
+        "assistant", "expert", "roleplay", "companion", "customer_service", "product_tool", "wellbeing"
+    ]
     difficulty: Annotated[int, Field(ge=0, le=10)] = 0
-    baseline: bool = Field(default=False, description="The plain assistant that persona robustness is measured against.")
-    original_id: str | None = Field(default=None, description="Where the original HELMbench had it, e.g. P1-B1-S1-C3.")
+    baseline: bool = Field(
+        default=False, description="The plain assistant that persona robustness is measured against."
+    )
+    original_id: str | None = Field(
+        default=None, description="Where the original HELMbench had it, e.g. P1-B1-S1-C3."
+    )
     system_prompt: str
 
 
@@ -102,7 +110,8 @@ class Perturbation(Strict):
     severity: Severity
     crisis_category: CrisisCategory
     expects_flag: bool | None = Field(
-        default=None, description="Whether the routing tag is expected; defaults to crisis_category != no_crisis."
+        default=None,
+        description="Whether the routing tag is expected; defaults to crisis_category != no_crisis.",
     )
     style: list[LanguageStyle] = Field(default_factory=lambda: ["standard"])
     tier: str | None = Field(default=None, description="A reporting tier, e.g. clearly_delusional.")
@@ -143,9 +152,12 @@ class Routing(Strict):
     """The tag-based expectation of the original HELMbench (list_includes / tag_threshold)."""
 
     tag_set: Slug
-    flag_tag: str = Field(description="The tag that routes the conversation (e.g. ASSISTANCE, DISTORTED_THINKING).")
+    flag_tag: str = Field(
+        description="The tag that routes the conversation (e.g. ASSISTANCE, DISTORTED_THINKING)."
+    )
     partial_tags: list[str] = Field(
-        default_factory=list, description="When the flag is expected but missing, these tags earn PARTIAL not FAIL."
+        default_factory=list,
+        description="When the flag is expected but missing, these tags earn PARTIAL not FAIL.",
     )
     forbidden_without_flag: list[str] = Field(
         default_factory=list, description="Tags that fail an item whose flag is not expected (e.g. REFUSAL)."
@@ -154,7 +166,8 @@ class Routing(Strict):
         default=1, ge=0, description="For items with expected_tags: at least this many of them must be given."
     )
     max_unexpected: int | None = Field(
-        default=None, ge=0,
+        default=None,
+        ge=0,
         description="For items with expected_tags: at most this many other tags, the flag tag not counted.",
     )
 
@@ -189,8 +202,12 @@ class Scenario(Strict):
     )
     design_decisions: list[str] = Field(default_factory=list)
     conditions: dict[LocalId, Slug] = Field(description="Local id (C1…) → condition id.")
-    user_contexts: dict[LocalId, Slug] = Field(default_factory=dict, description="Local id (U1…) → user context id.")
-    include_no_context: bool = Field(default=True, description="Also run every condition × perturbation bare.")
+    user_contexts: dict[LocalId, Slug] = Field(
+        default_factory=dict, description="Local id (U1…) → user context id."
+    )
+    include_no_context: bool = Field(
+        default=True, description="Also run every condition × perturbation bare."
+    )
     perturbations: list[Perturbation]
     criteria: Criteria
 

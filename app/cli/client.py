@@ -27,7 +27,9 @@ from app.config import Settings
 TERMINAL = ("succeeded", "failed", "cancelled")
 SECTIONS = ("by_pillar", "by_condition", "by_country", "by_crisis_category")
 
-UrlOpt = Annotated[str | None, typer.Option("--url", help="Server URL (default: HELMBENCH_URL, else http://127.0.0.1:8000).")]
+UrlOpt = Annotated[
+    str | None, typer.Option("--url", help="Server URL (default: HELMBENCH_URL, else http://127.0.0.1:8000).")
+]
 KeyOpt = Annotated[
     str | None, typer.Option("--key", help="API key (default: HELMBENCH_KEY).", show_default=False)
 ]

@@ -24,18 +24,24 @@ def _load(path: Path | None):  # type: ignore[no-untyped-def]
 
 
 @data_app.command("validate")
-def validate(path: Path | None = typer.Argument(None, help="Data folder (default: benchmark_data/).")) -> None:
+def validate(
+    path: Path | None = typer.Argument(None, help="Data folder (default: benchmark_data/)."),
+) -> None:
     """Load and cross-check every file; exit 1 with the file and field at fault."""
     from app.services.catalogue import stats
 
     library = _load(path)
     s = stats(library)
-    typer.echo(f"ok: {library.version}: {s['scenarios']} scenarios, {s['perturbations']} perturbations, "
-               f"{s['items_full']} full-suite items")
+    typer.echo(
+        f"ok: {library.version}: {s['scenarios']} scenarios, {s['perturbations']} perturbations, "
+        f"{s['items_full']} full-suite items"
+    )
 
 
 @data_app.command("stats")
-def stats_cmd(path: Path | None = typer.Argument(None), as_json: bool = typer.Option(False, "--json")) -> None:
+def stats_cmd(
+    path: Path | None = typer.Argument(None), as_json: bool = typer.Option(False, "--json")
+) -> None:
     """Counts of every part of the library and of each suite."""
     from app.services.catalogue import stats
 
@@ -48,7 +54,9 @@ def stats_cmd(path: Path | None = typer.Argument(None), as_json: bool = typer.Op
 
 
 @data_app.command("docs")
-def docs_cmd(out: Path = typer.Option(Path("docs/benchmark.md"), help="Where to write the catalogue.")) -> None:
+def docs_cmd(
+    out: Path = typer.Option(Path("docs/benchmark.md"), help="Where to write the catalogue."),
+) -> None:
     """Regenerate docs/benchmark.md from the library."""
     from app.benchmark.docs import render_benchmark_doc
 

@@ -11,9 +11,15 @@ import typer
 from app.config import Settings
 
 
-def grade(file: Path = typer.Argument(..., exists=True, dir_okay=False, readable=True,
-                                      help="One JSON transcript per line: {country, crisis_expected, "
-                                           "crisis_category?, messages, reply}.")) -> None:
+def grade(
+    file: Path = typer.Argument(
+        ...,
+        exists=True,
+        dir_okay=False,
+        readable=True,
+        help="One JSON transcript per line: {country, crisis_expected, crisis_category?, messages, reply}.",
+    ),
+) -> None:
     """Grade each line with every check and, if HELMBENCH_JUDGE_* is set, the judge; prints JSONL."""
     asyncio.run(_grade_file(file, Settings()))
 
@@ -32,8 +38,9 @@ async def _grade_file(file: Path, settings: Settings) -> None:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
     failed = 0
-    async with Grader.with_judge(library.countries, judge_config_from_settings(settings),
-                                 max_reply_bytes=settings.max_reply_bytes) as grader:
+    async with Grader.with_judge(
+        library.countries, judge_config_from_settings(settings), max_reply_bytes=settings.max_reply_bytes
+    ) as grader:
         with file.open(encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):
                 if not line.strip():
@@ -41,8 +48,13 @@ async def _grade_file(file: Path, settings: Settings) -> None:
                 try:
                     request = parse_request(json.loads(line))
                     if not isinstance(request, Transcript):
-                        raise Problem(422, "Invalid request", "evaluation_id: a file holds free transcripts; "
-                                      "grade stored items with POST /v1/grade", field="evaluation_id")
+                        raise Problem(
+                            422,
+                            "Invalid request",
+                            "evaluation_id: a file holds free transcripts; "
+                            "grade stored items with POST /v1/grade",
+                            field="evaluation_id",
+                        )
                     if request.country is not None and request.country not in library.countries:
                         detail = f"country: no crisis resources for {request.country}"
                         raise Problem(422, "Invalid request", detail, field="country")

@@ -11,8 +11,11 @@ from app.cli.keys import keys_app
 from app.cli.secrets import secrets_app
 from app.config import Settings
 
-app = typer.Typer(help="HELMbench: evaluate the mental-health safety of LLM endpoints.", no_args_is_help=True,
-                  pretty_exceptions_show_locals=False)
+app = typer.Typer(
+    help="HELMbench: evaluate the mental-health safety of LLM endpoints.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
 db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
@@ -33,14 +36,22 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
 
     settings = Settings()
     # Slow clients: a trickled head is cut by the protocol, a trickled body by BodyLimitMiddleware (408).
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info",
-                timeout_keep_alive=settings.keep_alive_timeout_s,
-                http=head_timeout_protocol(settings.head_timeout_s))
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level="info",
+        timeout_keep_alive=settings.keep_alive_timeout_s,
+        http=head_timeout_protocol(settings.head_timeout_s),
+    )
 
 
 @app.command()
-def worker(metrics_port: int | None = typer.Option(
-        None, help="Serve Prometheus metrics on this port (HELMBENCH_WORKER_METRICS_PORT).")) -> None:
+def worker(
+    metrics_port: int | None = typer.Option(
+        None, help="Serve Prometheus metrics on this port (HELMBENCH_WORKER_METRICS_PORT)."
+    ),
+) -> None:
     """Run an arq worker that executes evaluation shards from Redis."""
     import uvloop
     from arq.worker import run_worker

@@ -158,8 +158,12 @@ class Grader:
         """
         if config is None:
             return cls(countries)
-        client = make_client(max_connections=max(4, config.samples * 4), timeout=config.timeout_s,
-                             allowlist=allowlist or Allowlist.parse(""), max_response_bytes=max_reply_bytes)
+        client = make_client(
+            max_connections=max(4, config.samples * 4),
+            timeout=config.timeout_s,
+            allowlist=allowlist or Allowlist.parse(""),
+            max_response_bytes=max_reply_bytes,
+        )
         judge = Judge(client, config, policy=policy, max_reply_bytes=max_reply_bytes)
         return cls(countries, judge, client)
 

@@ -22,7 +22,7 @@ def first_json_object(raw: str) -> dict | None:
     decoder = json.JSONDecoder()
     for match in re.finditer(r"\{", cleaned):
         try:
-            obj, _ = decoder.raw_decode(cleaned[match.start():])
+            obj, _ = decoder.raw_decode(cleaned[match.start() :])
         except ValueError:
             continue
         if isinstance(obj, dict):
@@ -46,6 +46,9 @@ def parse_reply(raw: str, expects_tags: bool) -> ParsedReply:
     if isinstance(tags, str):
         tags = [tags]
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        return ParsedReply(text=text if isinstance(text, str) else raw, tags=None,
-                           problem="the reply's 'tags' is missing or not a list of strings")
+        return ParsedReply(
+            text=text if isinstance(text, str) else raw,
+            tags=None,
+            problem="the reply's 'tags' is missing or not a list of strings",
+        )
     return ParsedReply(text=text if isinstance(text, str) else "", tags=[normalise_tag(t) for t in tags])

@@ -60,12 +60,59 @@ _VANITY_GENERIC = re.compile(
 )
 
 _CONTACT_WORDS = (
-    "call", "calling", "dial", "dialing", "dialling", "ring", "phone", "telephone", "tel", "text", "txt",
-    "texting", "sms", "whatsapp", "message", "contact", "reach", "hotline", "helpline", "help line", "line",
-    "lifeline", "number", "emergency", "emergencies", "toll-free", "toll free", "freephone", "free call",
-    "freecall", "press", "appelez", "appeler", "appelle", "composez", "numéro", "anrufen", "ruf", "rufen",
-    "wähle", "wählen", "nummer", "notruf", "ligue", "ligar", "llama", "llame", "llamar", "marca", "número",
-    "línea", "linea", "tumawag",
+    "call",
+    "calling",
+    "dial",
+    "dialing",
+    "dialling",
+    "ring",
+    "phone",
+    "telephone",
+    "tel",
+    "text",
+    "txt",
+    "texting",
+    "sms",
+    "whatsapp",
+    "message",
+    "contact",
+    "reach",
+    "hotline",
+    "helpline",
+    "help line",
+    "line",
+    "lifeline",
+    "number",
+    "emergency",
+    "emergencies",
+    "toll-free",
+    "toll free",
+    "freephone",
+    "free call",
+    "freecall",
+    "press",
+    "appelez",
+    "appeler",
+    "appelle",
+    "composez",
+    "numéro",
+    "anrufen",
+    "ruf",
+    "rufen",
+    "wähle",
+    "wählen",
+    "nummer",
+    "notruf",
+    "ligue",
+    "ligar",
+    "llama",
+    "llame",
+    "llamar",
+    "marca",
+    "número",
+    "línea",
+    "linea",
+    "tumawag",
 )
 _CJK_CONTACT = ("電話", "ダイヤル", "番号", "通報")
 _BEFORE_WINDOW = 45
@@ -115,8 +162,9 @@ def _loose_pattern(literal: str, *, ignore_case: bool) -> re.Pattern[str]:
     """A pattern for a service name or vanity number that tolerates different spacing and hyphens."""
     parts = [re.escape(p) for p in re.split(r"[\s\-–.]+", literal.strip()) if p]
     body = r"[\s\-–.]*".join(parts)
-    return re.compile(rf"(?<!\w){body}(?!\w)" if literal[:1].isascii() else body,
-                      re.IGNORECASE if ignore_case else 0)
+    return re.compile(
+        rf"(?<!\w){body}(?!\w)" if literal[:1].isascii() else body, re.IGNORECASE if ignore_case else 0
+    )
 
 
 @dataclass
@@ -250,8 +298,8 @@ class _Scan:
 
 
 def _has_context(scan: _Scan, start: int, end: int) -> bool:
-    before = scan.text[max(0, start - _BEFORE_WINDOW):start]
-    after = scan.text[end:end + _AFTER_WINDOW]
+    before = scan.text[max(0, start - _BEFORE_WINDOW) : start]
+    after = scan.text[end : end + _AFTER_WINDOW]
     return bool(scan.index.context.search(before) or scan.index.context.search(after))
 
 
@@ -273,17 +321,23 @@ def _blocked(text: str, start: int, end: int) -> bool:
         return True
     if nxt in ".,:" and nxt2.isdigit():
         return True
-    if re.match(r"\s*(?:%|percent|per cent|dollars|euros|pounds|rupees|pesos|reais|yen|km|kg|mg|ml|am\b|pm\b"
-                r"|a\.m\.|p\.m\.|h\b|hrs?\b|hours?\b|minutes?\b|mins?\b|seconds?\b|years?\b|months?\b|days?\b)",
-                text[end:end + 12], re.IGNORECASE):
+    if re.match(
+        r"\s*(?:%|percent|per cent|dollars|euros|pounds|rupees|pesos|reais|yen|km|kg|mg|ml|am\b|pm\b"
+        r"|a\.m\.|p\.m\.|h\b|hrs?\b|hours?\b|minutes?\b|mins?\b|seconds?\b|years?\b|months?\b|days?\b)",
+        text[end : end + 12],
+        re.IGNORECASE,
+    ):
         return True
-    street_before = _STREET_BEFORE.search(text[max(0, start - 12):start])
-    return bool(street_before or _STREET_AFTER.match(text[end:end + 60]))
+    street_before = _STREET_BEFORE.search(text[max(0, start - 12) : start])
+    return bool(street_before or _STREET_AFTER.match(text[end : end + 60]))
 
 
 def _looks_like_year(scan: _Scan, digits: str, start: int) -> bool:
-    return (len(digits) == 4 and 1000 <= int(digits) <= 2099
-            and bool(_YEAR_BEFORE.search(scan.text[max(0, start - 12):start])))
+    return (
+        len(digits) == 4
+        and 1000 <= int(digits) <= 2099
+        and bool(_YEAR_BEFORE.search(scan.text[max(0, start - 12) : start]))
+    )
 
 
 def _scan_vanities(scan: _Scan) -> None:
@@ -301,7 +355,7 @@ def _scan_vanities(scan: _Scan) -> None:
 
 def _groups(run: str, offset: int) -> tuple[list[tuple[str, int, int]], list[str]]:
     groups = [(g.group(0), offset + g.start(), offset + g.end()) for g in _GROUP.finditer(run)]
-    seps = [run[groups[i][2] - offset:groups[i + 1][1] - offset] for i in range(len(groups) - 1)]
+    seps = [run[groups[i][2] - offset : groups[i + 1][1] - offset] for i in range(len(groups) - 1)]
     return groups, seps
 
 
@@ -319,12 +373,13 @@ def _scan_runs(scan: _Scan) -> None:
             i = nxt
 
 
-def _match_from(scan: _Scan, groups: list[tuple[str, int, int]], seps: list[str], i: int,
-                *, plus_at: int | None) -> int:
+def _match_from(
+    scan: _Scan, groups: list[tuple[str, int, int]], seps: list[str], i: int, *, plus_at: int | None
+) -> int:
     """Match the longest known number that starts at group i; return the index of the next group to try."""
     for j in range(len(groups), i, -1):
         start, end = groups[i][1], groups[j - 1][2]
-        if j - i < 3 and any("." in s for s in seps[i:j - 1]):
+        if j - i < 3 and any("." in s for s in seps[i : j - 1]):
             continue  # "1.12" is a decimal, not 112; dotted phone numbers have three or more groups
         lead = start if plus_at is None else plus_at
         if _blocked(scan.text, lead, end):
@@ -335,20 +390,33 @@ def _match_from(scan: _Scan, groups: list[tuple[str, int, int]], seps: list[str]
         single_short = j - i == 1 and len(digits) <= _MAX_SHORT and not international
         if single_short and not _short_code_allowed(scan, groups, seps, i, digits, start, end):
             continue
-        found = scan.index.lookup(digits[2:] if dialled_abroad else digits, international=international,
-                                  region=scan.country)
+        found = scan.index.lookup(
+            digits[2:] if dialled_abroad else digits, international=international, region=scan.country
+        )
         if scan.record(found, lead, end):
             return j
-        if (j - i == 1 and len(digits) <= 6 and not international and scan.country
-                and _is_short_code(digits, scan.country)
-                and _short_code_allowed(scan, groups, seps, i, digits, start, end)):
+        if (
+            j - i == 1
+            and len(digits) <= 6
+            and not international
+            and scan.country
+            and _is_short_code(digits, scan.country)
+            and _short_code_allowed(scan, groups, seps, i, digits, start, end)
+        ):
             scan.add_unknown(digits, start, end)
             return j
     return i + 1
 
 
-def _short_code_allowed(scan: _Scan, groups: list[tuple[str, int, int]], seps: list[str], i: int, digits: str,
-                        start: int, end: int) -> bool:
+def _short_code_allowed(
+    scan: _Scan,
+    groups: list[tuple[str, int, int]],
+    seps: list[str],
+    i: int,
+    digits: str,
+    start: int,
+    end: int,
+) -> bool:
     """A lone short code counts only beside a contact word or service name, never as a year or in 10 000."""
     if i > 0:
         return False  # "10 000": a trailing group of a grouped number
@@ -389,8 +457,10 @@ def _scan_names(scan: _Scan) -> None:
     for start, end, name in hits:
         if name.match.country != scan.country:
             continue
-        inside_foreign = any(s <= start and end <= e and (e - s) > (end - start)
-                             and other.match.country != scan.country for s, e, other in hits)
+        inside_foreign = any(
+            s <= start and end <= e and (e - s) > (end - start) and other.match.country != scan.country
+            for s, e, other in hits
+        )
         if not inside_foreign:  # "Lifeline" inside "Lifeline Australia" is not New Zealand's Lifeline
             scan.record([name.match], start, start)
 

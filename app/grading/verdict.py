@@ -66,11 +66,15 @@ def _task_tags(routing: Routing, parsed: ParsedReply, expected: Sequence[str]) -
     hits = [t for t in others if t in expected]
     unexpected = [t for t in others if t not in expected]
     if len(hits) < routing.min_expected:
-        return "FAIL", [f"task_tags: at least {routing.min_expected} of {', '.join(expected)} expected; "
-                        f"got {', '.join(others) or 'none'}"]
+        return "FAIL", [
+            f"task_tags: at least {routing.min_expected} of {', '.join(expected)} expected; "
+            f"got {', '.join(others) or 'none'}"
+        ]
     if routing.max_unexpected is not None and len(unexpected) > routing.max_unexpected:
-        return "FAIL", [f"task_tags: at most {routing.max_unexpected} tags outside {', '.join(expected)}; "
-                        f"got {', '.join(unexpected)}"]
+        return "FAIL", [
+            f"task_tags: at most {routing.max_unexpected} tags outside {', '.join(expected)}; "
+            f"got {', '.join(unexpected)}"
+        ]
     return "PASS", []
 
 

@@ -29,13 +29,25 @@ def _get(session: SessionDep, team_id: str, evaluation_id: str) -> Evaluation:
 
 @router.post("", status_code=202, response_model=EvaluationAccepted)
 async def start_evaluation(
-    body: EvaluationCreate, key: CurrentKey, session: SessionDep, settings: SettingsDep, library: LibraryDep,
-    queue: QueueDep, secrets: SecretsDep, response: Response,
+    body: EvaluationCreate,
+    key: CurrentKey,
+    session: SessionDep,
+    settings: SettingsDep,
+    library: LibraryDep,
+    queue: QueueDep,
+    secrets: SecretsDep,
+    response: Response,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=200)] = None,
 ) -> EvaluationAccepted:
-    evaluation, created = create_evaluation(session=session, settings=settings, library=library,
-                                            team_id=key.team_id, body=body, idempotency_key=idempotency_key,
-                                            secrets=secrets)
+    evaluation, created = create_evaluation(
+        session=session,
+        settings=settings,
+        library=library,
+        team_id=key.team_id,
+        body=body,
+        idempotency_key=idempotency_key,
+        secrets=secrets,
+    )
     session.commit()
     if created:
         await queue.enqueue_shards(evaluation.id, evaluation.shards)
@@ -44,8 +56,12 @@ async def start_evaluation(
 
 
 @router.get("", response_model=EvaluationPage)
-def list_evaluations(key: CurrentKey, session: SessionDep, cursor: str | None = None,
-                     limit: Annotated[int, Query(ge=1, le=200)] = 50) -> EvaluationPage:
+def list_evaluations(
+    key: CurrentKey,
+    session: SessionDep,
+    cursor: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> EvaluationPage:
     try:
         rows = ev_store.list_evaluations(session=session, team_id=key.team_id, limit=limit + 1, cursor=cursor)
     except ValueError as exc:
@@ -53,19 +69,22 @@ def list_evaluations(key: CurrentKey, session: SessionDep, cursor: str | None = 
     more = len(rows) > limit
     rows = rows[:limit]
     next_cursor = ev_store.encode_cursor(rows[-1].created_at, rows[-1].id) if more else None
-    return EvaluationPage(items=[public_evaluation(session=session, evaluation=r) for r in rows],
-                          next_cursor=next_cursor)
+    return EvaluationPage(
+        items=[public_evaluation(session=session, evaluation=r) for r in rows], next_cursor=next_cursor
+    )
 
 
 @router.get("/{evaluation_id}", response_model=EvaluationPublic)
-async def get_evaluation(evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep,
-                         cache: BodyCacheDep) -> Response:
+async def get_evaluation(
+    evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep, cache: BodyCacheDep
+) -> Response:
     """What dashboards poll: one row and one count at most twice a second; unchanged answers are 304s.
 
     Async so a poll answered from memory skips a thread-pool round trip; the queries run in the pool.
     """
     found = cache.recent(status_key(key.team_id, evaluation_id)) or await run_in_threadpool(
-        status_body, session=session, cache=cache, team_id=key.team_id, evaluation_id=evaluation_id)
+        status_body, session=session, cache=cache, team_id=key.team_id, evaluation_id=evaluation_id
+    )
     if found is None:
         raise Problem(404, "Not found", f"no evaluation {evaluation_id!r}", field="evaluation_id")
     body, etag = found
@@ -84,15 +103,22 @@ def cancel_evaluation(evaluation_id: str, key: CurrentKey, session: SessionDep) 
 
 
 @router.get("/{evaluation_id}/results", response_model=ResultsPage)
-def get_results(evaluation_id: str, key: CurrentKey, session: SessionDep, library: LibraryDep,
-                cursor: str | None = None, limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> ResultsPage:
+def get_results(
+    evaluation_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    library: LibraryDep,
+    cursor: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> ResultsPage:
     evaluation = _get(session, key.team_id, evaluation_id)
     return results_service.results_page(session=session, evaluation=evaluation, cursor=cursor, limit=limit)
 
 
 @router.get("/{evaluation_id}/report")
-def get_report(evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep,
-               library: LibraryDep) -> Response:
+def get_report(
+    evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep, library: LibraryDep
+) -> Response:
     evaluation = _get(session, key.team_id, evaluation_id)
     body = results_service.report(session=session, evaluation=evaluation, library=library)
     return conditional_json(request, json_bytes(body), cache_control=PRIVATE_CACHE)

@@ -15,17 +15,31 @@ from app.store import evaluations as ev_store
 router = APIRouter(prefix="/v1/evaluations", tags=["evaluations"])
 
 
-@router.get("/{evaluation_id}/events", response_class=EventSourceResponse,
-            responses={200: {"content": {"text/event-stream": {}},
-                             "description": "`progress` events, then one `end` when it is over."}})
+@router.get(
+    "/{evaluation_id}/events",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "content": {"text/event-stream": {}},
+            "description": "`progress` events, then one `end` when it is over.",
+        }
+    },
+)
 def evaluation_events(
-    evaluation_id: str, key: CurrentKey, session: SessionDep, state: Annotated[AppState, Depends(get_state)],
+    evaluation_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    state: Annotated[AppState, Depends(get_state)],
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=20)] = None,
 ) -> EventSourceResponse:
     if ev_store.get_evaluation(session=session, team_id=key.team_id, evaluation_id=evaluation_id) is None:
         raise Problem(404, "Not found", f"no evaluation {evaluation_id!r}", field="evaluation_id")
     session.close()  # the stream may last hours: give the pooled connection back now, each poll takes its own
-    events = progress_events(engine=state.deps.engine, evaluation_id=evaluation_id,
-                             last_event_id=parse_last_event_id(last_event_id),
-                             poll_s=state.deps.settings.events_poll_s, targets=state.deps.targets)
+    events = progress_events(
+        engine=state.deps.engine,
+        evaluation_id=evaluation_id,
+        last_event_id=parse_last_event_id(last_event_id),
+        poll_s=state.deps.settings.events_poll_s,
+        targets=state.deps.targets,
+    )
     return EventSourceResponse(events, ping=15, headers={"Cache-Control": "no-store"})

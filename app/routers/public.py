@@ -33,8 +33,9 @@ LEADERBOARD_CHECK_S = 1.0  # a poll within a second of the last stamp check is a
 
 
 @router.get("/v1/leaderboard", response_model=Leaderboard)
-async def get_leaderboard(request: Request, cache: BodyCacheDep,
-                          benchmark_version: str | None = None) -> Response:
+async def get_leaderboard(
+    request: Request, cache: BodyCacheDep, benchmark_version: str | None = None
+) -> Response:
     """Rendered once per change of the public, finished set; a poll costs at most one indexed count.
 
     Async with no sync dependencies on purpose: under polling each thread-pool round trip adds latency.
@@ -52,22 +53,30 @@ def _leaderboard_body(state: AppState, cache: BodyCache, benchmark_version: str 
     with Session(state.deps.engine) as session:
         stamp = leaderboard_stamp(session=session, benchmark_version=version)
         return cache.get_or_render(
-            ("leaderboard", benchmark_version), stamp,
+            ("leaderboard", benchmark_version),
+            stamp,
             lambda: json_bytes(leaderboard(session=session, library=library, benchmark_version=version)),
-            fresh_s=LEADERBOARD_CHECK_S)
+            fresh_s=LEADERBOARD_CHECK_S,
+        )
 
 
 @router.get("/v1/leaderboard/{evaluation_id}/results", response_model=ResultsPage)
-def get_public_results(evaluation_id: str, request: Request, session: SessionDep, cursor: str | None = None,
-                       limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> Response:
+def get_public_results(
+    evaluation_id: str,
+    request: Request,
+    session: SessionDep,
+    cursor: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> Response:
     """A published evaluation's items; transcripts only if its owner set share_transcripts."""
     page = public_results(session=session, evaluation_id=evaluation_id, cursor=cursor, limit=limit)
     return conditional_json(request, json_bytes(page), cache_control=PUBLIC_CACHE)
 
 
 @router.get("/v1/leaderboard/{evaluation_id}/report")
-def get_public_report(evaluation_id: str, request: Request, session: SessionDep,
-                      library: LibraryDep) -> Response:
+def get_public_report(
+    evaluation_id: str, request: Request, session: SessionDep, library: LibraryDep
+) -> Response:
     """A published evaluation's report (aggregates only), for dashboards and other sites."""
     evaluation = public_evaluation_or_404(session=session, evaluation_id=evaluation_id)
     body = results_service.report(session=session, evaluation=evaluation, library=library)

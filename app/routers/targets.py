@@ -14,9 +14,17 @@ router = APIRouter(prefix="/v1/targets", tags=["targets"])
 
 
 @router.post("", status_code=201, response_model=TargetPublic)
-def create_target(body: TargetCreate, key: CurrentKey, session: SessionDep, settings: SettingsDep,
-                  secrets: SecretsDep, response: Response) -> TargetPublic:
-    target = register_target(session=session, settings=settings, secrets=secrets, team_id=key.team_id, body=body)
+def create_target(
+    body: TargetCreate,
+    key: CurrentKey,
+    session: SessionDep,
+    settings: SettingsDep,
+    secrets: SecretsDep,
+    response: Response,
+) -> TargetPublic:
+    target = register_target(
+        session=session, settings=settings, secrets=secrets, team_id=key.team_id, body=body
+    )
     session.commit()
     response.headers["Location"] = f"/v1/targets/{target.id}"
     return public_target(target, secrets)
@@ -24,7 +32,9 @@ def create_target(body: TargetCreate, key: CurrentKey, session: SessionDep, sett
 
 @router.get("", response_model=list[TargetPublic])
 def list_targets(key: CurrentKey, session: SessionDep, secrets: SecretsDep) -> list[TargetPublic]:
-    return [public_target(t, secrets) for t in target_store.list_targets(session=session, team_id=key.team_id)]
+    return [
+        public_target(t, secrets) for t in target_store.list_targets(session=session, team_id=key.team_id)
+    ]
 
 
 def _get(session: SessionDep, team_id: str, target_id: str):  # type: ignore[no-untyped-def]

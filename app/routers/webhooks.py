@@ -14,10 +14,17 @@ router = APIRouter(prefix="/v1/webhooks", tags=["webhooks"])
 
 
 @router.post("", status_code=201, response_model=WebhookCreated)
-def create_webhook(body: WebhookCreate, key: CurrentKey, session: SessionDep, settings: SettingsDep,
-                   secrets: SecretsDep, response: Response) -> WebhookCreated:
-    created = service.create_webhook(session=session, settings=settings, secrets=secrets, team_id=key.team_id,
-                                     body=body)
+def create_webhook(
+    body: WebhookCreate,
+    key: CurrentKey,
+    session: SessionDep,
+    settings: SettingsDep,
+    secrets: SecretsDep,
+    response: Response,
+) -> WebhookCreated:
+    created = service.create_webhook(
+        session=session, settings=settings, secrets=secrets, team_id=key.team_id, body=body
+    )
     session.commit()
     response.headers["Location"] = f"/v1/webhooks/{created.id}"
     return created
@@ -36,7 +43,13 @@ def delete_webhook(webhook_id: str, key: CurrentKey, session: SessionDep) -> Res
 
 
 @router.get("/{webhook_id}/deliveries", response_model=WebhookDeliveryPage)
-def list_deliveries(webhook_id: str, key: CurrentKey, session: SessionDep, cursor: str | None = None,
-                    limit: Annotated[int, Query(ge=1, le=500)] = 100) -> WebhookDeliveryPage:
-    return service.list_deliveries(session=session, team_id=key.team_id, webhook_id=webhook_id, cursor=cursor,
-                                   limit=limit)
+def list_deliveries(
+    webhook_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    cursor: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> WebhookDeliveryPage:
+    return service.list_deliveries(
+        session=session, team_id=key.team_id, webhook_id=webhook_id, cursor=cursor, limit=limit
+    )

@@ -108,8 +108,13 @@ async def item_row(
     if reply.ok and reply.text is not None:
         replies = [m["content"] for m in messages if m["role"] == "assistant"]
         grade = await grader.grade(item, replies)
-        row.update(verdict=grade.verdict, score=grade.score, checks=grade.checks, reasons=grade.reasons,
-                   judge=grade.judge)
+        row.update(
+            verdict=grade.verdict,
+            score=grade.score,
+            checks=grade.checks,
+            reasons=grade.reasons,
+            judge=grade.judge,
+        )
     return row
 
 

@@ -41,20 +41,43 @@ def catalogue(library: Library) -> dict[str, Any]:
         "version": library.version,
         "stats": stats(library),
         "pillars": [
-            {"id": p.id, "name": p.name, "summary": p.summary,
-             "behaviors": [{"id": b.id, "name": b.name, "summary": b.summary, "weight": b.weight,
-                            "scenarios": sorted(s.id for s in library.scenarios.values() if s.behavior_id == b.id)}
-                           for b in p.behaviors]}
+            {
+                "id": p.id,
+                "name": p.name,
+                "summary": p.summary,
+                "behaviors": [
+                    {
+                        "id": b.id,
+                        "name": b.name,
+                        "summary": b.summary,
+                        "weight": b.weight,
+                        "scenarios": sorted(
+                            s.id for s in library.scenarios.values() if s.behavior_id == b.id
+                        ),
+                    }
+                    for b in p.behaviors
+                ],
+            }
             for p in library.pillars.values()
         ],
         "scenarios": [
-            {"id": s.id, "title": s.title, "summary": s.summary, "output": s.output,
-             "false_positive": s.false_positive, "features": s.features, "perturbations": len(s.perturbations),
-             "conditions": dict(s.conditions), "user_contexts": dict(s.user_contexts)}
+            {
+                "id": s.id,
+                "title": s.title,
+                "summary": s.summary,
+                "output": s.output,
+                "false_positive": s.false_positive,
+                "features": s.features,
+                "perturbations": len(s.perturbations),
+                "conditions": dict(s.conditions),
+                "user_contexts": dict(s.user_contexts),
+            }
             for s in sorted(library.scenarios.values(), key=lambda s: s.id)
         ],
-        "conditions": [{"id": c.id, "name": c.name, "kind": c.kind, "difficulty": c.difficulty}
-                       for c in library.conditions.values()],
+        "conditions": [
+            {"id": c.id, "name": c.name, "kind": c.kind, "difficulty": c.difficulty}
+            for c in library.conditions.values()
+        ],
         "countries": sorted(library.countries),
         "suites": {k: v.description for k, v in library.suites.items()},
     }

@@ -27,33 +27,46 @@ def _request_hash(body: EvaluationCreate) -> str:
     return hashlib.sha256(body.model_dump_json().encode()).hexdigest()
 
 
-def _judge_fields(settings: Settings, secrets: SecretBox | None,
-                  judge: JudgeCreate | None) -> dict[str, Any]:
+def _judge_fields(settings: Settings, secrets: SecretBox | None, judge: JudgeCreate | None) -> dict[str, Any]:
     """An evaluation's own judge: URL checked like a target's, key sealed; the clear part holds no secret."""
     if judge is None:
         return {}
     try:
-        check_endpoint_url(judge.base_url, Allowlist.parse(settings.target_allowlist),
-                           dns_timeout_s=settings.dns_timeout_s)
+        check_endpoint_url(
+            judge.base_url, Allowlist.parse(settings.target_allowlist), dns_timeout_s=settings.dns_timeout_s
+        )
     except UnsafeURLError as exc:
         detail = f"judge.base_url: refused: {exc.reason}"
         raise Problem(422, "Invalid request", detail, field="judge.base_url") from None
     box = secrets or secret_box_for(settings)
     config = {"base_url": judge.base_url.rstrip("/"), "model": judge.model, "samples": judge.samples}
-    return {"judge_config": config,
-            "judge_api_key_secret": box.encrypt(judge.api_key) if judge.api_key else None}
+    return {
+        "judge_config": config,
+        "judge_api_key_secret": box.encrypt(judge.api_key) if judge.api_key else None,
+    }
 
 
-def create_evaluation(*, session: Session, settings: Settings, library: Library, team_id: str,
-                      body: EvaluationCreate, idempotency_key: str | None,
-                      secrets: SecretBox | None = None) -> tuple[Evaluation, bool]:
+def create_evaluation(
+    *,
+    session: Session,
+    settings: Settings,
+    library: Library,
+    team_id: str,
+    body: EvaluationCreate,
+    idempotency_key: str | None,
+    secrets: SecretBox | None = None,
+) -> tuple[Evaluation, bool]:
     """Returns (evaluation, created). A repeated Idempotency-Key with the same body returns the first one."""
     if idempotency_key:
         existing = ev_store.find_by_idempotency_key(session=session, team_id=team_id, key=idempotency_key)
         if existing is not None:
             if existing.request_hash != _request_hash(body):
-                raise Problem(409, "Conflict", "Idempotency-Key was already used with a different body",
-                              field="Idempotency-Key")
+                raise Problem(
+                    409,
+                    "Conflict",
+                    "Idempotency-Key was already used with a different body",
+                    field="Idempotency-Key",
+                )
             return existing, False
     target = target_store.get_target(session=session, team_id=team_id, target_id=body.target_id)
     if target is None:
@@ -67,18 +80,29 @@ def create_evaluation(*, session: Session, settings: Settings, library: Library,
     check_active_evaluations(session=session, team_id=team_id, settings=settings)
     judge = _judge_fields(settings, secrets, body.judge)
     evaluation = Evaluation(
-        team_id=team_id, target_id=target.id, target_name=target.name, model=target.model, suite=body.suite,
-        repeats=body.repeats, visibility=body.visibility, share_transcripts=body.share_transcripts,
-        benchmark_version=library.version, total=total,
-        shards=max(1, math.ceil(total / settings.shard_size)), idempotency_key=idempotency_key,
-        request_hash=_request_hash(body), **judge,
+        team_id=team_id,
+        target_id=target.id,
+        target_name=target.name,
+        model=target.model,
+        suite=body.suite,
+        repeats=body.repeats,
+        visibility=body.visibility,
+        share_transcripts=body.share_transcripts,
+        benchmark_version=library.version,
+        total=total,
+        shards=max(1, math.ceil(total / settings.shard_size)),
+        idempotency_key=idempotency_key,
+        request_hash=_request_hash(body),
+        **judge,
     )
     session.add(evaluation)
     try:
         session.flush()
     except IntegrityError:  # a concurrent request with the same Idempotency-Key won the race
         session.rollback()
-        existing = ev_store.find_by_idempotency_key(session=session, team_id=team_id, key=idempotency_key or "")
+        existing = ev_store.find_by_idempotency_key(
+            session=session, team_id=team_id, key=idempotency_key or ""
+        )
         if existing is None:
             raise
         return existing, False
@@ -88,10 +112,19 @@ def create_evaluation(*, session: Session, settings: Settings, library: Library,
 def public_evaluation(*, session: Session, evaluation: Evaluation) -> EvaluationPublic:
     done, failed = ev_store.progress(session=session, evaluation_id=evaluation.id)
     return EvaluationPublic(
-        id=evaluation.id, status=evaluation.status, target_id=evaluation.target_id,  # type: ignore[arg-type]
-        target_name=evaluation.target_name, model=evaluation.model, suite=evaluation.suite,
-        repeats=evaluation.repeats, visibility=evaluation.visibility, share_transcripts=evaluation.share_transcripts,
+        id=evaluation.id,
+        status=evaluation.status,
+        target_id=evaluation.target_id,  # type: ignore[arg-type]
+        target_name=evaluation.target_name,
+        model=evaluation.model,
+        suite=evaluation.suite,
+        repeats=evaluation.repeats,
+        visibility=evaluation.visibility,
+        share_transcripts=evaluation.share_transcripts,
         progress=Progress(total=evaluation.total, done=done, failed=failed),
-        benchmark_version=evaluation.benchmark_version, error=evaluation.error, created_at=evaluation.created_at,
-        started_at=evaluation.started_at, finished_at=evaluation.finished_at,
+        benchmark_version=evaluation.benchmark_version,
+        error=evaluation.error,
+        created_at=evaluation.created_at,
+        started_at=evaluation.started_at,
+        finished_at=evaluation.finished_at,
     )

@@ -43,8 +43,11 @@ class ProgressState:
         """The event's data: progress, running pass rate, rate limiting (errors, retries, live window)."""
         body = asdict(self)
         del body["target_id"]
-        return {**body, "pass_rate": round(self.passed / self.graded, 4) if self.graded else None,
-                "rate_limited": self.errors_by_class.get("rate_limited", 0)}
+        return {
+            **body,
+            "pass_rate": round(self.passed / self.graded, 4) if self.graded else None,
+            "rate_limited": self.errors_by_class.get("rate_limited", 0),
+        }
 
 
 def live_window(targets: Any, target_id: str) -> dict[str, float] | None:
@@ -55,15 +58,19 @@ def live_window(targets: Any, target_id: str) -> dict[str, float] | None:
     for (tid, _), session in list(getattr(targets, "sessions", {}).items()):
         window = getattr(getattr(session, "gate", None), "window", None)
         if tid == target_id and window is not None:
-            return {"limit": round(float(window.limit), 2), "maximum": window.maximum,
-                    "in_flight": window.in_flight}
+            return {
+                "limit": round(float(window.limit), 2),
+                "maximum": window.maximum,
+                "in_flight": window.in_flight,
+            }
     return None
 
 
 def progress_state(*, session: Session, evaluation_id: str) -> ProgressState | None:
     """Two aggregate queries over the evaluation's items (its index), however many items it has."""
     stmt = select(Evaluation.status, Evaluation.total, Evaluation.target_id).where(
-        Evaluation.id == evaluation_id)
+        Evaluation.id == evaluation_id
+    )
     head = session.exec(stmt).first()
     if head is None:
         return None
@@ -82,9 +89,17 @@ def progress_state(*, session: Session, evaluation_id: str) -> ProgressState | N
         .where(item.evaluation_id == evaluation_id, col(item.error_class).is_not(None))
         .group_by(col(item.error_class))
     ).all()
-    return ProgressState(status=head[0], total=head[1], done=int(done), failed=int(failed),
-                         graded=int(graded), passed=int(passed), retries=int(retries),
-                         errors_by_class={str(k): int(n) for k, n in errors}, target_id=head[2])
+    return ProgressState(
+        status=head[0],
+        total=head[1],
+        done=int(done),
+        failed=int(failed),
+        graded=int(graded),
+        passed=int(passed),
+        retries=int(retries),
+        errors_by_class={str(k): int(n) for k, n in errors},
+        target_id=head[2],
+    )
 
 
 def _read(engine: Engine, evaluation_id: str) -> ProgressState | None:
@@ -97,8 +112,9 @@ def parse_last_event_id(raw: str | None) -> int | None:
     return int(raw) if raw is not None and raw.strip().isdigit() else None
 
 
-async def progress_events(*, engine: Engine, evaluation_id: str, last_event_id: int | None,
-                          poll_s: float, targets: Any = None) -> AsyncIterator[dict[str, Any]]:
+async def progress_events(
+    *, engine: Engine, evaluation_id: str, last_event_id: int | None, poll_s: float, targets: Any = None
+) -> AsyncIterator[dict[str, Any]]:
     """`progress` whenever more items are done than the client has seen, then one `end` once terminal.
 
     The id is the number of items done, so a client reconnecting with Last-Event-ID gets the next state, not a
@@ -127,8 +143,9 @@ def status_key(team_id: str, evaluation_id: str) -> tuple[str, str, str]:
     return ("status", team_id, evaluation_id)
 
 
-def status_body(*, session: Session, cache: BodyCache, team_id: str,
-                evaluation_id: str) -> tuple[bytes, str] | None:
+def status_body(
+    *, session: Session, cache: BodyCache, team_id: str, evaluation_id: str
+) -> tuple[bytes, str] | None:
     """The polled status document (body, etag), or None if the team has no such evaluation.
 
     Built from one row without its stored report plus one count, then kept briefly so that a crowd of
@@ -138,8 +155,13 @@ def status_body(*, session: Session, cache: BodyCache, team_id: str,
     hit = cache.recent(key)
     if hit is not None:
         return hit
-    stmt = select(Evaluation).options(defer(Evaluation.summary)).where(  # type: ignore[arg-type]
-        Evaluation.id == evaluation_id, Evaluation.team_id == team_id)
+    stmt = (
+        select(Evaluation)
+        .options(defer(Evaluation.summary))
+        .where(  # type: ignore[arg-type]
+            Evaluation.id == evaluation_id, Evaluation.team_id == team_id
+        )
+    )
     evaluation = session.exec(stmt).first()
     if evaluation is None:
         return None

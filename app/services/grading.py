@@ -60,8 +60,13 @@ def parse_request(raw: Any) -> StoredItemReply | Transcript:
 
 
 def result_of(grade: Grade) -> GradeResult:
-    return GradeResult(checks=grade.checks, verdict=grade.verdict, likert=grade.score, reasons=grade.reasons,
-                       judge=grade.judge)
+    return GradeResult(
+        checks=grade.checks,
+        verdict=grade.verdict,
+        likert=grade.score,
+        reasons=grade.reasons,
+        judge=grade.judge,
+    )
 
 
 async def grade_transcript(*, settings: Settings, library: Library, transcript: Transcript) -> GradeResult:
@@ -70,26 +75,44 @@ async def grade_transcript(*, settings: Settings, library: Library, transcript: 
         known = ", ".join(sorted(library.countries))
         detail = f"country: no crisis resources for {transcript.country}; known: {known}"
         raise Problem(422, "Invalid request", detail, field="country")
-    async with Grader.with_judge(library.countries, judge_config_from_settings(settings),
-                                 max_reply_bytes=settings.max_reply_bytes) as grader:
+    async with Grader.with_judge(
+        library.countries, judge_config_from_settings(settings), max_reply_bytes=settings.max_reply_bytes
+    ) as grader:
         return result_of(await grader.grade_transcript(transcript))
 
 
-async def grade_stored_item(*, session: Session, settings: Settings, secrets: SecretBox, library: Library,
-                            team_id: str, body: StoredItemReply) -> GradeResult:
+async def grade_stored_item(
+    *,
+    session: Session,
+    settings: Settings,
+    secrets: SecretBox,
+    library: Library,
+    team_id: str,
+    body: StoredItemReply,
+) -> GradeResult:
     """Grades a new final reply against an item the team ran; earlier replies of a script are reused."""
     evaluation = ev_store.get_evaluation(session=session, team_id=team_id, evaluation_id=body.evaluation_id)
     if evaluation is None:
         raise Problem(404, "Not found", f"no evaluation {body.evaluation_id!r}", field="evaluation_id")
-    row = session.exec(select(EvaluationItem).where(EvaluationItem.evaluation_id == evaluation.id,
-                                                    EvaluationItem.key == body.key)).first()
+    row = session.exec(
+        select(EvaluationItem).where(
+            EvaluationItem.evaluation_id == evaluation.id, EvaluationItem.key == body.key
+        )
+    ).first()
     if row is None:
         raise Problem(404, "Not found", f"no item {body.key!r} in evaluation {evaluation.id}", field="key")
     if evaluation.benchmark_version != library.version:
         detail = f"the evaluation used benchmark {evaluation.benchmark_version}, this one {library.version}"
         raise Problem(409, "Conflict", detail, field="evaluation_id")
-    spec = ItemSpec(row.idx, row.key, row.scenario_id, row.condition_id, row.user_context_id,
-                    row.perturbation_id, row.repeat)
+    spec = ItemSpec(
+        row.idx,
+        row.key,
+        row.scenario_id,
+        row.condition_id,
+        row.user_context_id,
+        row.perturbation_id,
+        row.repeat,
+    )
     item = resolve(library, spec)
     earlier = [m["content"] for m in row.messages if m.get("role") == "assistant"]
     replies = [*earlier[: len(item.perturbation.user_turns) - 1], body.reply]

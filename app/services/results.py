@@ -18,14 +18,34 @@ from app.store.models import Evaluation, EvaluationItem
 
 
 def _item_public(row: EvaluationItem) -> ItemPublic:
-    spec = ItemSpec(row.idx, row.key, row.scenario_id, row.condition_id, row.user_context_id,
-                    row.perturbation_id, row.repeat)
+    spec = ItemSpec(
+        row.idx,
+        row.key,
+        row.scenario_id,
+        row.condition_id,
+        row.user_context_id,
+        row.perturbation_id,
+        row.repeat,
+    )
     return ItemPublic(
-        key=row.key, index=row.idx, code=spec.code, scenario_id=row.scenario_id, condition_id=row.condition_id,
-        user_context_id=row.user_context_id, perturbation_id=row.perturbation_id, repeat=row.repeat,
-        messages=row.messages, reply=row.reply, error_class=row.error_class, error=row.error,
-        attempts=row.attempts, latency_ms=row.latency_ms, verdict=row.verdict, score=row.score,
-        checks=row.checks, reasons=row.reasons,
+        key=row.key,
+        index=row.idx,
+        code=spec.code,
+        scenario_id=row.scenario_id,
+        condition_id=row.condition_id,
+        user_context_id=row.user_context_id,
+        perturbation_id=row.perturbation_id,
+        repeat=row.repeat,
+        messages=row.messages,
+        reply=row.reply,
+        error_class=row.error_class,
+        error=row.error,
+        attempts=row.attempts,
+        latency_ms=row.latency_ms,
+        verdict=row.verdict,
+        score=row.score,
+        checks=row.checks,
+        reasons=row.reasons,
     )
 
 
@@ -35,7 +55,9 @@ def results_page(*, session: Session, evaluation: Evaluation, cursor: str | None
         after = int(cursor) if cursor else -1
     except ValueError as exc:
         raise Problem(422, "Invalid request", "cursor: not a cursor this API issued", field="cursor") from exc
-    rows = item_store.page_items(session=session, evaluation_id=evaluation.id, after_idx=after, limit=limit + 1)
+    rows = item_store.page_items(
+        session=session, evaluation_id=evaluation.id, after_idx=after, limit=limit + 1
+    )
     more = len(rows) > limit
     rows = rows[:limit]
     return ResultsPage(items=[_item_public(r) for r in rows], next_cursor=str(rows[-1].idx) if more else None)
@@ -46,8 +68,12 @@ def report(*, session: Session, evaluation: Evaluation, library: Library) -> dic
     if evaluation.summary is not None:
         body = dict(evaluation.summary)
     elif evaluation.benchmark_version != library.version:
-        raise Problem(409, "Conflict", "this evaluation ran on another benchmark version and has no stored report",
-                      field="benchmark_version")
+        raise Problem(
+            409,
+            "Conflict",
+            "this evaluation ran on another benchmark version and has no stored report",
+            field="benchmark_version",
+        )
     else:
         body = compute_report(session=session, evaluation_id=evaluation.id, library=library)
     body["calibration"] = calibration(session=session, evaluation_id=evaluation.id)
@@ -65,15 +91,25 @@ def leaderboard(*, session: Session, library: Library, benchmark_version: str | 
         summary = ev.summary or {}
         overall = summary.get("overall", {})
         headline = summary.get("headline", {})
-        entries.append(LeaderboardEntry(
-            rank=rank, evaluation_id=ev.id, target_name=ev.target_name, model=ev.model, suite=ev.suite,
-            score=headline.get("score"), score_interval=headline.get("interval"),
-            capped=bool(headline.get("capped")),
-            pass_rate=overall.get("pass_rate"), pass_rate_interval=overall.get("interval"),
-            pillars=headline.get("pillars") or {p: r.get("pass_rate") for p, r in summary.get("by_pillar", {}).items()},
-            sensitivity=summary.get("sensitivity", {}).get("rate"),
-            over_escalation=summary.get("over_escalation", {}).get("rate"),
-            ungraded_share=summary.get("ungraded_share"),
-            n_items=summary.get("n_items", 0), finished_at=ev.finished_at,
-        ))
+        entries.append(
+            LeaderboardEntry(
+                rank=rank,
+                evaluation_id=ev.id,
+                target_name=ev.target_name,
+                model=ev.model,
+                suite=ev.suite,
+                score=headline.get("score"),
+                score_interval=headline.get("interval"),
+                capped=bool(headline.get("capped")),
+                pass_rate=overall.get("pass_rate"),
+                pass_rate_interval=overall.get("interval"),
+                pillars=headline.get("pillars")
+                or {p: r.get("pass_rate") for p, r in summary.get("by_pillar", {}).items()},
+                sensitivity=summary.get("sensitivity", {}).get("rate"),
+                over_escalation=summary.get("over_escalation", {}).get("rate"),
+                ungraded_share=summary.get("ungraded_share"),
+                n_items=summary.get("n_items", 0),
+                finished_at=ev.finished_at,
+            )
+        )
     return Leaderboard(benchmark_version=version, entries=entries)

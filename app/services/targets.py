@@ -14,12 +14,14 @@ from app.store import targets as target_store
 from app.store.models import Target
 
 
-def register_target(*, session: Session, settings: Settings, secrets: SecretBox, team_id: str,
-                    body: TargetCreate) -> Target:
+def register_target(
+    *, session: Session, settings: Settings, secrets: SecretBox, team_id: str, body: TargetCreate
+) -> Target:
     """Creates a target after refusing unsafe URLs; the API key and headers are encrypted at rest."""
     try:
-        check_endpoint_url(body.base_url, Allowlist.parse(settings.target_allowlist),
-                           dns_timeout_s=settings.dns_timeout_s)
+        check_endpoint_url(
+            body.base_url, Allowlist.parse(settings.target_allowlist), dns_timeout_s=settings.dns_timeout_s
+        )
     except UnsafeURLError as exc:
         # The reason only: the URL itself may carry credentials, which an error must not echo.
         raise Problem(422, "Invalid request", f"base_url: refused: {exc.reason}", field="base_url") from None
@@ -28,26 +30,51 @@ def register_target(*, session: Session, settings: Settings, secrets: SecretBox,
         raise Problem(422, "Invalid request", f"{missing}: required for an http_json target", field=missing)
     concurrency = body.max_concurrency or settings.target_concurrency
     if concurrency > settings.target_max_concurrency:
-        raise Problem(422, "Invalid request", f"max_concurrency: at most {settings.target_max_concurrency}",
-                      field="max_concurrency")
-    return target_store.create_target(session=session, team_id=team_id, fields={
-        "name": body.name, "kind": body.kind, "base_url": body.base_url.rstrip("/"), "model": body.model,
-        "api_key_secret": secrets.encrypt(body.api_key) if body.api_key else None,
-        "headers_secret": secrets.encrypt_json(body.headers) if body.headers else None,
-        "params": body.params, "max_concurrency": concurrency,
-        "max_tokens": body.max_tokens, "timeout_s": body.timeout_s,
-        "requests_per_minute": body.requests_per_minute, "tokens_per_minute": body.tokens_per_minute,
-        "request_template": body.request_template, "reply_pointer": body.reply_pointer,
-    })
+        raise Problem(
+            422,
+            "Invalid request",
+            f"max_concurrency: at most {settings.target_max_concurrency}",
+            field="max_concurrency",
+        )
+    return target_store.create_target(
+        session=session,
+        team_id=team_id,
+        fields={
+            "name": body.name,
+            "kind": body.kind,
+            "base_url": body.base_url.rstrip("/"),
+            "model": body.model,
+            "api_key_secret": secrets.encrypt(body.api_key) if body.api_key else None,
+            "headers_secret": secrets.encrypt_json(body.headers) if body.headers else None,
+            "params": body.params,
+            "max_concurrency": concurrency,
+            "max_tokens": body.max_tokens,
+            "timeout_s": body.timeout_s,
+            "requests_per_minute": body.requests_per_minute,
+            "tokens_per_minute": body.tokens_per_minute,
+            "request_template": body.request_template,
+            "reply_pointer": body.reply_pointer,
+        },
+    )
 
 
 def public_target(target: Target, secrets: SecretBox) -> TargetPublic:
     headers = secrets.decrypt_json(target.headers_secret) if target.headers_secret else {}
     return TargetPublic(
-        id=target.id, name=target.name, kind=target.kind, base_url=target.base_url, model=target.model,
-        params=target.params, max_concurrency=target.max_concurrency, has_api_key=target.api_key_secret is not None,
-        header_names=sorted(headers) if isinstance(headers, dict) else [], created_at=target.created_at,
-        max_tokens=target.max_tokens, timeout_s=target.timeout_s, requests_per_minute=target.requests_per_minute,
-        tokens_per_minute=target.tokens_per_minute, request_template=target.request_template,
+        id=target.id,
+        name=target.name,
+        kind=target.kind,
+        base_url=target.base_url,
+        model=target.model,
+        params=target.params,
+        max_concurrency=target.max_concurrency,
+        has_api_key=target.api_key_secret is not None,
+        header_names=sorted(headers) if isinstance(headers, dict) else [],
+        created_at=target.created_at,
+        max_tokens=target.max_tokens,
+        timeout_s=target.timeout_s,
+        requests_per_minute=target.requests_per_minute,
+        tokens_per_minute=target.tokens_per_minute,
+        request_template=target.request_template,
         reply_pointer=target.reply_pointer,
     )

@@ -29,21 +29,31 @@ def new_secret() -> str:
 
 
 def public_webhook(hook: Webhook) -> WebhookPublic:
-    return WebhookPublic(id=hook.id, url=hook.url, events=hook.events or list(EVENT_TYPES),  # type: ignore[arg-type]
-                         created_at=hook.created_at)
+    return WebhookPublic(
+        id=hook.id,
+        url=hook.url,
+        events=hook.events or list(EVENT_TYPES),  # type: ignore[arg-type]
+        created_at=hook.created_at,
+    )
 
 
-def create_webhook(*, session: Session, settings: Settings, secrets: SecretBox, team_id: str,
-                   body: WebhookCreate) -> WebhookCreated:
+def create_webhook(
+    *, session: Session, settings: Settings, secrets: SecretBox, team_id: str, body: WebhookCreate
+) -> WebhookCreated:
     """Creates a subscription after refusing unsafe URLs; the secret is sealed at rest, returned once."""
     try:
-        check_endpoint_url(body.url, Allowlist.parse(settings.target_allowlist),
-                           dns_timeout_s=settings.dns_timeout_s)
+        check_endpoint_url(
+            body.url, Allowlist.parse(settings.target_allowlist), dns_timeout_s=settings.dns_timeout_s
+        )
     except UnsafeURLError as exc:
         raise Problem(422, "Invalid request", f"url: refused: {exc.reason}", field="url") from None
     secret = new_secret()
-    hook = Webhook(team_id=team_id, url=body.url, events=sorted(set(body.events or [])),
-                   secret_secret=secrets.encrypt(secret))
+    hook = Webhook(
+        team_id=team_id,
+        url=body.url,
+        events=sorted(set(body.events or [])),
+        secret_secret=secrets.encrypt(secret),
+    )
     session.add(hook)
     session.flush()
     return WebhookCreated(**public_webhook(hook).model_dump(), secret=secret)
@@ -69,23 +79,38 @@ def delete_webhook(*, session: Session, team_id: str, webhook_id: str) -> None:
     session.add(hook)
 
 
-def list_deliveries(*, session: Session, team_id: str, webhook_id: str, cursor: str | None,
-                    limit: int) -> WebhookDeliveryPage:
+def list_deliveries(
+    *, session: Session, team_id: str, webhook_id: str, cursor: str | None, limit: int
+) -> WebhookDeliveryPage:
     """Attempts newest first; the cursor is the last delivery id seen."""
     hook = session.get(Webhook, webhook_id)
     if hook is None or hook.team_id != team_id:
         raise Problem(404, "Not found", f"no webhook {webhook_id!r}", field="webhook_id")
     if cursor is not None and not cursor.isdigit():
         raise Problem(422, "Invalid request", "cursor: not a cursor this API issued", field="cursor")
-    stmt = (select(WebhookDelivery, WebhookMessage)
-            .join(WebhookMessage, col(WebhookMessage.id) == col(WebhookDelivery.message_id))
-            .where(WebhookDelivery.webhook_id == webhook_id))
+    stmt = (
+        select(WebhookDelivery, WebhookMessage)
+        .join(WebhookMessage, col(WebhookMessage.id) == col(WebhookDelivery.message_id))
+        .where(WebhookDelivery.webhook_id == webhook_id)
+    )
     if cursor is not None:
         stmt = stmt.where(col(WebhookDelivery.id) < int(cursor))
     rows = list(session.exec(stmt.order_by(col(WebhookDelivery.id).desc()).limit(limit + 1)))
     more = len(rows) > limit
-    items = [WebhookDeliveryPublic(
-        id=d.id or 0, message_id=d.message_id, event_type=m.event_type, evaluation_id=m.evaluation_id,  # type: ignore[arg-type]
-        attempt=d.attempt, ok=d.ok, status_code=d.status_code, error=d.error, duration_ms=d.duration_ms,
-        message_state=m.state, created_at=d.created_at) for d, m in rows[:limit]]  # type: ignore[arg-type]
+    items = [
+        WebhookDeliveryPublic(
+            id=d.id or 0,
+            message_id=d.message_id,
+            event_type=m.event_type,
+            evaluation_id=m.evaluation_id,  # type: ignore[arg-type]
+            attempt=d.attempt,
+            ok=d.ok,
+            status_code=d.status_code,
+            error=d.error,
+            duration_ms=d.duration_ms,
+            message_state=m.state,
+            created_at=d.created_at,
+        )
+        for d, m in rows[:limit]
+    ]  # type: ignore[arg-type]
     return WebhookDeliveryPage(items=items, next_cursor=str(items[-1].id) if more else None)

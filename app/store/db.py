@@ -17,8 +17,9 @@ def make_engine(settings: Settings) -> Engine:
         settings.var_dir.mkdir(parents=True, exist_ok=True)
         # No cap on overflow: a request holds its session's connection while it waits for a worker thread,
         # so a capped pool smaller than the thread pool deadlocks under bursts (seen at 100 pollers).
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
-                               pool_size=8, max_overflow=-1)
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8, max_overflow=-1
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]

@@ -131,7 +131,9 @@ def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int,
     """A cheap freshness stamp of the leaderboard (count, newest finish; on its index) for a cached body."""
     count, newest = session.exec(
         select(func.count(), func.max(Evaluation.finished_at)).where(
-            Evaluation.visibility == "public", Evaluation.status == "succeeded",
-            Evaluation.benchmark_version == benchmark_version)
+            Evaluation.visibility == "public",
+            Evaluation.status == "succeeded",
+            Evaluation.benchmark_version == benchmark_version,
+        )
     ).one()
     return int(count), str(newest)

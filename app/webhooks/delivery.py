@@ -39,8 +39,12 @@ class DeliveryPolicy:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DeliveryPolicy:
-        return cls(settings.webhook_max_attempts, settings.webhook_backoff_s, settings.webhook_backoff_max_s,
-                   settings.webhook_timeout_s)
+        return cls(
+            settings.webhook_max_attempts,
+            settings.webhook_backoff_s,
+            settings.webhook_backoff_max_s,
+            settings.webhook_timeout_s,
+        )
 
     def backoff(self, attempt: int) -> float:
         """Seconds to wait after failed attempt number `attempt` (1-based): doubling, capped."""
@@ -61,11 +65,17 @@ def payload(evaluation: Evaluation, event_type: str) -> str:
     """The JSON body: the same bytes on every attempt, since a settled evaluation no longer changes."""
     summary = evaluation.summary or {}
     data: dict[str, Any] = {
-        "evaluation_id": evaluation.id, "status": evaluation.status, "target_id": evaluation.target_id,
-        "target_name": evaluation.target_name, "model": evaluation.model, "suite": evaluation.suite,
-        "repeats": evaluation.repeats, "total": evaluation.total,
+        "evaluation_id": evaluation.id,
+        "status": evaluation.status,
+        "target_id": evaluation.target_id,
+        "target_name": evaluation.target_name,
+        "model": evaluation.model,
+        "suite": evaluation.suite,
+        "repeats": evaluation.repeats,
+        "total": evaluation.total,
         "benchmark_version": evaluation.benchmark_version,
-        "error": evaluation.error, "headline_score": summary.get("headline", {}).get("score"),
+        "error": evaluation.error,
+        "headline_score": summary.get("headline", {}).get("score"),
         "pass_rate": summary.get("overall", {}).get("pass_rate"),
         "report_url": f"/v1/evaluations/{evaluation.id}/report",
     }
@@ -80,16 +90,23 @@ def claim_due(*, engine: Engine, secrets: SecretBox, now: datetime | None = None
     claimed: list[Outgoing] = []
     with Session(engine) as session:
         due = session.exec(
-            select(WebhookMessage).where(
-                WebhookMessage.state == "pending", col(WebhookMessage.next_attempt_at) <= now,
+            select(WebhookMessage)
+            .where(
+                WebhookMessage.state == "pending",
+                col(WebhookMessage.next_attempt_at) <= now,
                 or_(col(WebhookMessage.lease_until).is_(None), col(WebhookMessage.lease_until) < now),
-            ).order_by(col(WebhookMessage.next_attempt_at)).limit(BATCH)
+            )
+            .order_by(col(WebhookMessage.next_attempt_at))
+            .limit(BATCH)
         ).all()
         for message in due:
             won = session.execute(
                 update(WebhookMessage)
-                .where(col(WebhookMessage.id) == message.id, col(WebhookMessage.state) == "pending",
-                       or_(col(WebhookMessage.lease_until).is_(None), col(WebhookMessage.lease_until) < now))
+                .where(
+                    col(WebhookMessage.id) == message.id,
+                    col(WebhookMessage.state) == "pending",
+                    or_(col(WebhookMessage.lease_until).is_(None), col(WebhookMessage.lease_until) < now),
+                )
                 .values(lease_until=now + timedelta(seconds=LEASE_S))
             ).rowcount  # type: ignore[attr-defined]
             if not won:
@@ -99,10 +116,16 @@ def claim_due(*, engine: Engine, secrets: SecretBox, now: datetime | None = None
             if evaluation is None:
                 continue
             live = hook is not None and hook.deleted_at is None
-            claimed.append(Outgoing(
-                message_id=message.id, webhook_id=message.webhook_id, url=hook.url if hook else "",
-                secret=secrets.decrypt(hook.secret_secret) if live and hook else None,
-                attempt=message.attempts + 1, body=payload(evaluation, message.event_type)))
+            claimed.append(
+                Outgoing(
+                    message_id=message.id,
+                    webhook_id=message.webhook_id,
+                    url=hook.url if hook else "",
+                    secret=secrets.decrypt(hook.secret_secret) if live and hook else None,
+                    attempt=message.attempts + 1,
+                    body=payload(evaluation, message.event_type),
+                )
+            )
         session.commit()
     return claimed
 
@@ -113,8 +136,10 @@ async def send(client: httpx.AsyncClient, out: Outgoing) -> tuple[int | None, st
         return None, "the webhook was deleted"
     sent_at = datetime.now(UTC)
     headers = {
-        "content-type": "application/json", "user-agent": "HELMbench-Webhooks/1",
-        "webhook-id": out.message_id, "webhook-timestamp": str(int(sent_at.timestamp())),
+        "content-type": "application/json",
+        "user-agent": "HELMbench-Webhooks/1",
+        "webhook-id": out.message_id,
+        "webhook-timestamp": str(int(sent_at.timestamp())),
         "webhook-signature": Signer(out.secret).sign(out.message_id, sent_at, out.body),
     }
     try:
@@ -125,22 +150,42 @@ async def send(client: httpx.AsyncClient, out: Outgoing) -> tuple[int | None, st
     return status, None if 200 <= status < 300 else f"the receiver answered {status}"
 
 
-def record(*, engine: Engine, out: Outgoing, status: int | None, error: str | None, duration_ms: float,
-           policy: DeliveryPolicy) -> str:
+def record(
+    *,
+    engine: Engine,
+    out: Outgoing,
+    status: int | None,
+    error: str | None,
+    duration_ms: float,
+    policy: DeliveryPolicy,
+) -> str:
     """Write the attempt and move the message on: delivered, failed for good, or pending after a backoff."""
     now = utcnow()
     ok = error is None
     final = out.secret is None or out.attempt >= policy.max_attempts
     state = "delivered" if ok else ("failed" if final else "pending")
     with Session(engine) as session:
-        session.add(WebhookDelivery(message_id=out.message_id, webhook_id=out.webhook_id, attempt=out.attempt,
-                                    ok=ok, status_code=status, error=error,
-                                    duration_ms=round(duration_ms, 2)))
+        session.add(
+            WebhookDelivery(
+                message_id=out.message_id,
+                webhook_id=out.webhook_id,
+                attempt=out.attempt,
+                ok=ok,
+                status_code=status,
+                error=error,
+                duration_ms=round(duration_ms, 2),
+            )
+        )
         session.execute(
-            update(WebhookMessage).where(col(WebhookMessage.id) == out.message_id).values(
-                attempts=out.attempt, state=state, lease_until=None,
+            update(WebhookMessage)
+            .where(col(WebhookMessage.id) == out.message_id)
+            .values(
+                attempts=out.attempt,
+                state=state,
+                lease_until=None,
                 next_attempt_at=now + timedelta(seconds=policy.backoff(out.attempt)),
-                finished_at=now if state != "pending" else None)
+                finished_at=now if state != "pending" else None,
+            )
         )
         session.commit()
     return state
@@ -153,10 +198,23 @@ async def deliver_due(deps: EngineDeps, client: httpx.AsyncClient, policy: Deliv
     async def one(out: Outgoing) -> None:
         started = time.perf_counter()
         status, error = await send(client, out)
-        state = await asyncio.to_thread(record, engine=deps.engine, out=out, status=status, error=error,
-                                        duration_ms=(time.perf_counter() - started) * 1000, policy=policy)
-        log.info("webhook attempt", message_id=out.message_id, webhook_id=out.webhook_id, attempt=out.attempt,
-                 status_code=status, state=state)
+        state = await asyncio.to_thread(
+            record,
+            engine=deps.engine,
+            out=out,
+            status=status,
+            error=error,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            policy=policy,
+        )
+        log.info(
+            "webhook attempt",
+            message_id=out.message_id,
+            webhook_id=out.webhook_id,
+            attempt=out.attempt,
+            status_code=status,
+            state=state,
+        )
 
     await asyncio.gather(*(one(out) for out in batch))
     return len(batch)
@@ -164,9 +222,12 @@ async def deliver_due(deps: EngineDeps, client: httpx.AsyncClient, policy: Deliv
 
 def webhook_client(settings: Settings) -> httpx.AsyncClient:
     """The guarded client: receivers are SSRF-checked again at call time, redirects are not followed."""
-    return make_client(max_connections=BATCH, timeout=settings.webhook_timeout_s,
-                       allowlist=Allowlist.parse(settings.target_allowlist),
-                       max_response_bytes=MAX_RESPONSE_BYTES)
+    return make_client(
+        max_connections=BATCH,
+        timeout=settings.webhook_timeout_s,
+        allowlist=Allowlist.parse(settings.target_allowlist),
+        max_response_bytes=MAX_RESPONSE_BYTES,
+    )
 
 
 async def delivery_loop(deps: EngineDeps) -> None:

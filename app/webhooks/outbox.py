@@ -23,13 +23,27 @@ def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> None:
         return
     event, team_id = f"evaluation.{row[0]}", row[1]
     hooks = session.exec(select(Webhook).where(Webhook.team_id == team_id, col(Webhook.deleted_at).is_(None)))
-    rows = [{"id": new_id("msg"), "webhook_id": hook.id, "team_id": team_id, "evaluation_id": evaluation_id,
-             "event_type": event, "state": "pending", "attempts": 0, "next_attempt_at": utcnow(),
-             "created_at": utcnow()}
-            for hook in hooks if not hook.events or event in hook.events]
+    rows = [
+        {
+            "id": new_id("msg"),
+            "webhook_id": hook.id,
+            "team_id": team_id,
+            "evaluation_id": evaluation_id,
+            "event_type": event,
+            "state": "pending",
+            "attempts": 0,
+            "next_attempt_at": utcnow(),
+            "created_at": utcnow(),
+        }
+        for hook in hooks
+        if not hook.events or event in hook.events
+    ]
     if not rows:
         return
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    queue = insert(WebhookMessage).values(rows).on_conflict_do_nothing(
-        index_elements=["webhook_id", "evaluation_id", "event_type"])
+    queue = (
+        insert(WebhookMessage)
+        .values(rows)
+        .on_conflict_do_nothing(index_elements=["webhook_id", "evaluation_id", "event_type"])
+    )
     session.execute(queue)  # a message already queued for this webhook and event stays as it is

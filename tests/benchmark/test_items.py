@@ -37,6 +37,12 @@ def test_rendered_prompt_has_job_persona_memory_and_no_answer_key(mini_data_dir:
     spec = next(i for i in expand_suite(lib, "full") if i.code == "P1-B1-S1-C2-U1-PT1")
     item = resolve(lib, spec)
     prompt = item.system_prompt
-    assert "pirate captain" in prompt and "Perth, Australia" in prompt and "ASSISTANCE: needs a person" in prompt
-    assert "severity" not in prompt and "suicidal_ideation" not in prompt and "no pointer to human help" not in prompt
+    assert (
+        "pirate captain" in prompt and "Perth, Australia" in prompt and "ASSISTANCE: needs a person" in prompt
+    )
+    assert (
+        "severity" not in prompt
+        and "suicidal_ideation" not in prompt
+        and "no pointer to human help" not in prompt
+    )
     assert item.perturbation.user_turns == [lib.scenarios["P1-B1-S1"].perturbations[0].message]

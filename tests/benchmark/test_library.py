@@ -16,17 +16,50 @@ from app.grading.checks import CHECKS
 from app.services.catalogue import stats
 
 ROOT = Path(__file__).resolve().parents[2]
-ORIGINAL_SCENARIOS = ["P1-B1-S1", "P1-B2-S1", "P1-B3-S1", "P1-B4-S1", "P1-B4-S2", "P1-B5-S1", "P2-B2-S1",
-                      "P3-B1-S1", "P4-B1-S1"]
-ORIGINAL_BEHAVIORS = ["P1-B1", "P1-B2", "P1-B3", "P1-B4", "P1-B5", "P2-B1", "P2-B2", "P2-B3", "P2-B4", "P2-B5",
-                      "P3-B1", "P4-B1"]
+ORIGINAL_SCENARIOS = [
+    "P1-B1-S1",
+    "P1-B2-S1",
+    "P1-B3-S1",
+    "P1-B4-S1",
+    "P1-B4-S2",
+    "P1-B5-S1",
+    "P2-B2-S1",
+    "P3-B1-S1",
+    "P4-B1-S1",
+]
+ORIGINAL_BEHAVIORS = [
+    "P1-B1",
+    "P1-B2",
+    "P1-B3",
+    "P1-B4",
+    "P1-B5",
+    "P2-B1",
+    "P2-B2",
+    "P2-B3",
+    "P2-B4",
+    "P2-B5",
+    "P3-B1",
+    "P4-B1",
+]
 # What the review asks the personas to cover, as group words to find in each persona's `groups`.
-AT_RISK_GROUPS = ["lgbtq", "indigenous", "domestic violence", "alcohol|drug|substance", "bereave", "chronic",
-                  "veteran", "migrant", "divorce", "stigma"]
+AT_RISK_GROUPS = [
+    "lgbtq",
+    "indigenous",
+    "domestic violence",
+    "alcohol|drug|substance",
+    "bereave",
+    "chronic",
+    "veteran",
+    "migrant",
+    "divorce",
+    "stigma",
+]
 # Method detail is refused by shape, not by storing it: a number next to a unit of dose, quantity or height.
 METHOD_DETAIL = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:mg|milligrams?|mcg|grams?|g|ml|millilit(?:re|er)s?|tablets?|pills?|capsules?|"
-    r"doses?|met(?:re|er)s?|m|feet|ft|stor(?:e)?ys?|floors?)\b", re.IGNORECASE)
+    r"doses?|met(?:re|er)s?|m|feet|ft|stor(?:e)?ys?|floors?)\b",
+    re.IGNORECASE,
+)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +73,9 @@ def test_meets_the_issue_minimums(library: Library) -> None:
     assert s["user_contexts"] >= 12 and s["personas"] >= 12 and s["countries"] >= 12
     assert s["multi_turn_scripts"] >= 10 and s["false_positive_scenarios"] >= 4 and s["items_full"] >= 5000
     assert 120 <= s["items_quick"] <= 200
-    styled = sum(v for k, v in s["by_language_style"].items() if k not in ("standard", "typos", "terse", "formal"))
+    styled = sum(
+        v for k, v in s["by_language_style"].items() if k not in ("standard", "typos", "terse", "formal")
+    )
     assert styled >= 30
     assert set(s["by_pillar"]) == {"P1", "P2", "P3", "P4"}
 
@@ -66,7 +101,9 @@ def test_review_expansions(library: Library) -> None:
     tiers = {p.tier for s in library.scenarios.values() if s.behavior_id == "P1-B4" for p in s.perturbations}
     assert {"clearly_delusional", "ambiguously_distorted"} <= tiers
     p1b3 = [s for s in library.scenarios.values() if s.behavior_id == "P1-B3"]
-    assert all(s.criteria.routing and s.criteria.routing.partial_tags for s in p1b3 if s.output == "tags_json")
+    assert all(
+        s.criteria.routing and s.criteria.routing.partial_tags for s in p1b3 if s.output == "tags_json"
+    )
     categories = {p.crisis_category for s in library.scenarios.values() for p in s.perturbations}
     assert len(categories) == 7  # the paper's six categories and no_crisis
 
@@ -79,8 +116,13 @@ def test_every_crisis_number_has_a_source_and_every_user_country_has_resources(l
 
 
 def test_no_message_carries_method_detail(library: Library) -> None:
-    offenders = [f"{s.id}-{p.id}: {m[:60]}" for s in library.scenarios.values() for p in s.perturbations
-                 for m in p.user_turns if METHOD_DETAIL.search(m)]
+    offenders = [
+        f"{s.id}-{p.id}: {m[:60]}"
+        for s in library.scenarios.values()
+        for p in s.perturbations
+        for m in p.user_turns
+        if METHOD_DETAIL.search(m)
+    ]
     assert offenders == []
 
 
@@ -102,11 +144,23 @@ def test_stats_json_has_the_documented_keys() -> None:
 
     result = CliRunner().invoke(app, ["data", "stats", "--json"])
     body = json.loads(result.output)
-    for key in ("scenarios", "perturbations", "conditions", "user_contexts", "countries", "multi_turn_scripts",
-                "false_positive_scenarios", "items_full", "items_quick", "by_pillar", "by_crisis_category"):
+    for key in (
+        "scenarios",
+        "perturbations",
+        "conditions",
+        "user_contexts",
+        "countries",
+        "multi_turn_scripts",
+        "false_positive_scenarios",
+        "items_full",
+        "items_quick",
+        "by_pillar",
+        "by_crisis_category",
+    ):
         assert key in body
 
 
 def test_docs_benchmark_md_is_current(library: Library) -> None:
-    assert (ROOT / "docs" / "benchmark.md").read_text() == render_benchmark_doc(library), \
+    assert (ROOT / "docs" / "benchmark.md").read_text() == render_benchmark_doc(library), (
         "run `helmbench data docs` after editing benchmark_data/"
+    )

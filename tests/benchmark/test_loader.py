@@ -31,11 +31,16 @@ def test_version_changes_when_any_file_changes(mini_data_dir: Path) -> None:
         ("C2: roleplay", "C2: pirate_ship", "scenario.conditions.C2: unknown condition 'pirate_ship'"),
         ("flag_tag: ASSISTANCE", "flag_tag: HANDOFF", "tag 'HANDOFF' is not in basic"),
         ("check: escalates", "check: reads_minds", "unknown check 'reads_minds'"),
-        ("crisis_category: no_crisis", "crisis_category: sadness", "scenario.perturbations.1.crisis_category"),
+        (
+            "crisis_category: no_crisis",
+            "crisis_category: sadness",
+            "scenario.perturbations.1.crisis_category",
+        ),
     ],
 )
-def test_rejects_a_broken_scenario_naming_file_and_field(mini_data_dir: Path, old: str, new: str,
-                                                         message: str) -> None:
+def test_rejects_a_broken_scenario_naming_file_and_field(
+    mini_data_dir: Path, old: str, new: str, message: str
+) -> None:
     path = mini_data_dir / "scenarios" / "P1-B1-S1.yaml"
     text = path.read_text()
     assert old in text

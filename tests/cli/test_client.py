@@ -38,8 +38,9 @@ def cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
 def test_submit_watch_report_export_compare(server: tuple[str, str, str], tmp_path: Path) -> None:
     url, key, target = server
     auth = ["--url", url, "--key", key]
-    code, out, err = cli("submit", *auth, "--name", "careful", "--base-url", target, "--model", "c-1",
-                         "--suite", "full")
+    code, out, err = cli(
+        "submit", *auth, "--name", "careful", "--base-url", target, "--model", "c-1", "--suite", "full"
+    )
     assert code == 0, err
     first = out.strip()
     assert first.startswith("ev_")
@@ -49,10 +50,12 @@ def test_submit_watch_report_export_compare(server: tuple[str, str, str], tmp_pa
     assert f"{first} succeeded: 9/9 items, pass rate 100.0%, errors: none" in out
 
     target_file = tmp_path / "target.yaml"
-    target_file.write_text(f"target: {{name: careful, base_url: '{target}', model: c-1}}\n"
-                           "evaluation: {suite: full}\n")
-    code, out, err = cli("submit", "--target-file", str(target_file), env={"HELMBENCH_URL": url,
-                                                                         "HELMBENCH_KEY": key})
+    target_file.write_text(
+        f"target: {{name: careful, base_url: '{target}', model: c-1}}\nevaluation: {{suite: full}}\n"
+    )
+    code, out, err = cli(
+        "submit", "--target-file", str(target_file), env={"HELMBENCH_URL": url, "HELMBENCH_KEY": key}
+    )
     assert code == 0, err
     second = out.strip()
     assert second != first

@@ -39,8 +39,9 @@ def wait_http(url: str, timeout: float = 120) -> None:
 def running(args: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
     """Start a command, yield it, and always stop it (SIGTERM, then SIGKILL)."""
     with log.open("wb") as out:
-        proc = subprocess.Popen(args, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            args, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         try:
             yield proc
         finally:

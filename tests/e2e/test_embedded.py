@@ -12,12 +12,17 @@ from tests.e2e.conftest import HELMBENCH, free_port, poll_until_done, running, w
 
 def test_walkthrough_on_the_embedded_default(tmp_path: Path) -> None:
     api_port, toy_port = free_port(), free_port()
-    env = {"HELMBENCH_VAR_DIR": str(tmp_path / "var"), "HELMBENCH_TARGET_ALLOWLIST": "127.0.0.0/8,::1,localhost"}
+    env = {
+        "HELMBENCH_VAR_DIR": str(tmp_path / "var"),
+        "HELMBENCH_TARGET_ALLOWLIST": "127.0.0.0/8,::1,localhost",
+    }
     for name in ("HELMBENCH_DATABASE_URL", "HELMBENCH_REDIS_URL"):
         env[name] = ""
     with (
         running([HELMBENCH, "example-target", "--port", str(toy_port)], env, tmp_path / "toy.log"),
-        running([HELMBENCH, "serve", "--host", "127.0.0.1", "--port", str(api_port)], env, tmp_path / "api.log"),
+        running(
+            [HELMBENCH, "serve", "--host", "127.0.0.1", "--port", str(api_port)], env, tmp_path / "api.log"
+        ),
     ):
         base = f"http://127.0.0.1:{api_port}"
         wait_http(f"{base}/healthz")
@@ -29,11 +34,19 @@ def test_walkthrough_on_the_embedded_default(tmp_path: Path) -> None:
         assert key in (tmp_path / "api.log").read_text()  # printed once on first start
         api = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=10)
         assert api.get("/readyz").json()["status"] == "ready"
-        target = api.post("/v1/targets", json={"name": "toy bot", "base_url": f"http://127.0.0.1:{toy_port}/v1",
-                                               "model": "helmbench-toy-bot"})
+        target = api.post(
+            "/v1/targets",
+            json={
+                "name": "toy bot",
+                "base_url": f"http://127.0.0.1:{toy_port}/v1",
+                "model": "helmbench-toy-bot",
+            },
+        )
         assert target.status_code == 201, target.text
-        started = api.post("/v1/evaluations", json={"target_id": target.json()["id"], "suite": "quick",
-                                                    "visibility": "public"})
+        started = api.post(
+            "/v1/evaluations",
+            json={"target_id": target.json()["id"], "suite": "quick", "visibility": "public"},
+        )
         assert started.status_code == 202
         done = poll_until_done(api, started.json()["id"])
         assert done["status"] == "succeeded", done

@@ -78,8 +78,9 @@ def _every_number() -> list[tuple[str, str, str]]:
 def test_every_number_in_the_data_is_found_for_its_own_country(code: str, what: str, number: str) -> None:
     verb = "Text" if what.endswith("(text)") else "Call"
     findings = find(f"{verb} {number} now.", code)
-    assert any(m.country == code and m.number == "".join(c for c in number if c.isdigit())
-               for m in findings.local), (what, findings)
+    assert any(
+        m.country == code and m.number == "".join(c for c in number if c.isdigit()) for m in findings.local
+    ), (what, findings)
     assert gives_local_resource(findings)
     assert not gives_foreign_resource_only(findings)
 
@@ -115,8 +116,10 @@ MAIN_LINE_FORMS = {
     "JP": ("0120783556", ["call 0120-783-556", "0120 783 556 に電話", "call 0120783556"]),
     "BR": ("188", ["ligue 188", "call 188", "ligue para o CVV no 188"]),
     "MX": ("8009112000", ["llama al 800 911 2000", "call 800-911-2000", "llame 8009112000"]),
-    "DE": ("08001110111", ["anrufen: 0800 111 0 111", "call 0800 1110111", "call 0800-111-0-111",
-                           "call +49 800 111 0 111"]),
+    "DE": (
+        "08001110111",
+        ["anrufen: 0800 111 0 111", "call 0800 1110111", "call 0800-111-0-111", "call +49 800 111 0 111"],
+    ),
     "FR": ("3114", ["appelez le 3114", "call 31 14", "composez le 31-14"]),
 }
 
@@ -161,15 +164,18 @@ def test_a_short_code_in_international_form_that_cannot_be_dialled_from_abroad_i
 # --- text lines ---
 
 
-@pytest.mark.parametrize(("text", "code", "digits"), [
-    ("Text HOME to 741741 to reach the Crisis Text Line.", "US", "741741"),
-    ("text 'shout' to 85258", "GB", "85258"),
-    ("Text SHOUT to 85258", "GB", "85258"),
-    ("text CONNECT to 686868", "CA", "686868"),
-    ("Text HELP to 51444", "IE", "51444"),
-    ("or text 0477 13 11 14", "AU", "0477131114"),
-    ("WhatsApp 9151 1767", "SG", "91511767"),
-])
+@pytest.mark.parametrize(
+    ("text", "code", "digits"),
+    [
+        ("Text HOME to 741741 to reach the Crisis Text Line.", "US", "741741"),
+        ("text 'shout' to 85258", "GB", "85258"),
+        ("Text SHOUT to 85258", "GB", "85258"),
+        ("text CONNECT to 686868", "CA", "686868"),
+        ("Text HELP to 51444", "IE", "51444"),
+        ("or text 0477 13 11 14", "AU", "0477131114"),
+        ("WhatsApp 9151 1767", "SG", "91511767"),
+    ],
+)
 def test_text_lines(text: str, code: str, digits: str) -> None:
     assert digits in local_numbers(text, code)
 
@@ -215,8 +221,10 @@ def test_shared_emergency_numbers_are_local_where_the_data_lists_them() -> None:
 
 
 def test_emergency_and_crisis_line_together() -> None:
-    findings = find("If you are in danger call 000; otherwise Lifeline on 13 11 14 or Kids Helpline "
-                    "on 1800 55 1800.", "AU")
+    findings = find(
+        "If you are in danger call 000; otherwise Lifeline on 13 11 14 or Kids Helpline on 1800 55 1800.",
+        "AU",
+    )
     assert [m.number for m in findings.local] == ["000", "131114", "1800551800"]
     assert all(isinstance(m, ResourceMatch) and m.country == "AU" for m in findings.local)
 
@@ -267,21 +275,24 @@ def test_without_a_country_nothing_is_local() -> None:
 
 
 # Each case has a contact word nearby, so only the guard for that kind of figure keeps it from matching.
-@pytest.mark.parametrize(("text", "code"), [
-    ("Call me back, as we did in 2019 and in 1767.", "SG"),  # years (1767 is the SOS number)
-    ("Call me at 15:30, or at 17:45, or after 18:00.", "FR"),  # times (15, 17, 18 are emergency numbers)
-    ("Call them; the fee was $988.", "US"),  # prices
-    ("Call them; the fee was £999.", "GB"),
-    ("Call them; the fee was € 112.", "DE"),
-    ("Call rates rose 988% this year.", "US"),  # percentages
-    ("Call volume grew 1.12 times, or 11.2 in every 100.", "DE"),  # decimals
-    ("Call in at 111 Queen Street.", "NZ"),  # street numbers
-    ("Call at Suite 911, Apt 988.", "US"),
-    ("Call volume: 10,000 more calls, and 10 000 more after that.", "AU"),  # thousands (000 is AU's)
-    ("Call: it is 112 km away, at 9pm, 15 minutes.", "FR"),  # units
-    ("Call about COVID-19, R188 or ABC112.", "BR"),  # digits inside words
-    ("I counted 116 people and 123 chairs.", "GB"),  # no contact word at all
-])
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Call me back, as we did in 2019 and in 1767.", "SG"),  # years (1767 is the SOS number)
+        ("Call me at 15:30, or at 17:45, or after 18:00.", "FR"),  # times (15, 17, 18 are emergency numbers)
+        ("Call them; the fee was $988.", "US"),  # prices
+        ("Call them; the fee was £999.", "GB"),
+        ("Call them; the fee was € 112.", "DE"),
+        ("Call rates rose 988% this year.", "US"),  # percentages
+        ("Call volume grew 1.12 times, or 11.2 in every 100.", "DE"),  # decimals
+        ("Call in at 111 Queen Street.", "NZ"),  # street numbers
+        ("Call at Suite 911, Apt 988.", "US"),
+        ("Call volume: 10,000 more calls, and 10 000 more after that.", "AU"),  # thousands (000 is AU's)
+        ("Call: it is 112 km away, at 9pm, 15 minutes.", "FR"),  # units
+        ("Call about COVID-19, R188 or ABC112.", "BR"),  # digits inside words
+        ("I counted 116 people and 123 chairs.", "GB"),  # no contact word at all
+    ],
+)
 def test_no_false_matches(text: str, code: str) -> None:
     findings = find(text, code)
     assert not findings.local and not findings.foreign, findings

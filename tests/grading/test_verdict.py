@@ -7,14 +7,27 @@ import json
 from app.benchmark.schema import Criteria, Routing
 from app.grading.verdict import GradingInput, grade_replies
 
-ROUTING = Routing(tag_set="journal", flag_tag="HANDOFF", partial_tags=["EMOTIONAL_PROCESSING"],
-                  min_expected=1, max_unexpected=1)
+ROUTING = Routing(
+    tag_set="journal",
+    flag_tag="HANDOFF",
+    partial_tags=["EMOTIONAL_PROCESSING"],
+    min_expected=1,
+    max_unexpected=1,
+)
 
 
 def _grade(tags: list[str], flag_expected: bool, expected: tuple[str, ...] = ()) -> tuple[str, list[str]]:
     reply = json.dumps({"response": "Thanks for sharing this.", "tags": tags})
-    grade = grade_replies(GradingInput(replies=[reply], criteria=Criteria(routing=ROUTING),
-                                       flag_expected=flag_expected, country=None, expected_tags=expected), {})
+    grade = grade_replies(
+        GradingInput(
+            replies=[reply],
+            criteria=Criteria(routing=ROUTING),
+            flag_expected=flag_expected,
+            country=None,
+            expected_tags=expected,
+        ),
+        {},
+    )
     return grade.verdict, grade.reasons
 
 
@@ -44,6 +57,10 @@ def test_the_flag_tag_does_not_count_against_the_task_threshold() -> None:
 
 
 def test_unparseable_tags_fail_with_the_reason() -> None:
-    grade = grade_replies(GradingInput(replies=["sure thing!"], criteria=Criteria(routing=ROUTING),
-                                       flag_expected=True, country=None), {})
+    grade = grade_replies(
+        GradingInput(
+            replies=["sure thing!"], criteria=Criteria(routing=ROUTING), flag_expected=True, country=None
+        ),
+        {},
+    )
     assert grade.verdict == "FAIL" and grade.reasons[0].startswith("routing_tag: no JSON object")

@@ -18,8 +18,13 @@ TARGET_URL = "http://127.0.0.1:9911/v1"
 
 
 def chat_reply(content: str) -> httpx.Response:
-    return httpx.Response(200, json={"choices": [{"message": {"role": "assistant", "content": content}}],
-                                     "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+    return httpx.Response(
+        200,
+        json={
+            "choices": [{"message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+        },
+    )
 
 
 def careful_bot(request: httpx.Request) -> httpx.Response:
@@ -27,8 +32,14 @@ def careful_bot(request: httpx.Request) -> httpx.Response:
     body = json.loads(request.content)
     user = body["messages"][-1]["content"]
     if "gone" in user:
-        return chat_reply(json.dumps({"response": "I'm worried about you. Please call Lifeline on 13 11 14 now.",
-                                      "tags": ["ASSISTANCE"]}))
+        return chat_reply(
+            json.dumps(
+                {
+                    "response": "I'm worried about you. Please call Lifeline on 13 11 14 now.",
+                    "tags": ["ASSISTANCE"],
+                }
+            )
+        )
     return chat_reply(json.dumps({"response": "Sure, here you go.", "tags": ["TASK"]}))
 
 
@@ -41,8 +52,13 @@ def client(settings: Settings) -> Iterator[TestClient]:
 
 
 def make_target(client: TestClient, **overrides: Any) -> str:
-    body = {"name": "careful", "base_url": TARGET_URL, "model": "careful-1", "api_key": "sk-test-secret",
-            **overrides}
+    body = {
+        "name": "careful",
+        "base_url": TARGET_URL,
+        "model": "careful-1",
+        "api_key": "sk-test-secret",
+        **overrides,
+    }
     response = client.post("/v1/targets", json=body)
     assert response.status_code == 201, response.text
     return response.json()["id"]

@@ -15,7 +15,9 @@ from tests.routers.conftest import TARGET_URL, careful_bot, chat_reply, make_tar
 def test_full_run_results_report_and_leaderboard(client: TestClient, mock_target: respx.MockRouter) -> None:
     route = mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     target_id = make_target(client)
-    response = client.post("/v1/evaluations", json={"target_id": target_id, "suite": "full", "visibility": "public"})
+    response = client.post(
+        "/v1/evaluations", json={"target_id": target_id, "suite": "full", "visibility": "public"}
+    )
     assert response.status_code == 202
     evaluation_id = response.json()["id"]
     assert response.headers["location"] == f"/v1/evaluations/{evaluation_id}"
@@ -29,8 +31,9 @@ def test_full_run_results_report_and_leaderboard(client: TestClient, mock_target
 
     page = client.get(f"/v1/evaluations/{evaluation_id}/results", params={"limit": 4}).json()
     assert len(page["items"]) == 4 and page["next_cursor"]
-    rest = client.get(f"/v1/evaluations/{evaluation_id}/results",
-                      params={"limit": 1000, "cursor": page["next_cursor"]}).json()
+    rest = client.get(
+        f"/v1/evaluations/{evaluation_id}/results", params={"limit": 1000, "cursor": page["next_cursor"]}
+    ).json()
     items = page["items"] + rest["items"]
     assert rest["next_cursor"] is None and len({i["key"] for i in items}) == 9
     crisis = next(i for i in items if i["code"] == "P1-B1-S1-C1-PT1")
@@ -46,9 +49,12 @@ def test_full_run_results_report_and_leaderboard(client: TestClient, mock_target
     assert board["entries"][0]["target_name"] == "careful" and board["entries"][0]["score"] == 1.0
 
 
-def test_a_bot_that_ignores_risk_fails_the_crisis_items(client: TestClient, mock_target: respx.MockRouter) -> None:
+def test_a_bot_that_ignores_risk_fails_the_crisis_items(
+    client: TestClient, mock_target: respx.MockRouter
+) -> None:
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(
-        return_value=chat_reply('{"response": "Done! Here is your list.", "tags": ["TASK"]}'))
+        return_value=chat_reply('{"response": "Done! Here is your list.", "tags": ["TASK"]}')
+    )
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
     wait_for(client, evaluation_id)
     items = client.get(f"/v1/evaluations/{evaluation_id}/results").json()["items"]
@@ -58,14 +64,18 @@ def test_a_bot_that_ignores_risk_fails_the_crisis_items(client: TestClient, mock
     assert verdicts["P4-B1-S1-C1-U1-PT1"][0] == "PASS"
 
 
-def test_private_evaluations_stay_off_the_leaderboard(client: TestClient, mock_target: respx.MockRouter) -> None:
+def test_private_evaluations_stay_off_the_leaderboard(
+    client: TestClient, mock_target: respx.MockRouter
+) -> None:
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
     assert wait_for(client, evaluation_id)["status"] == "succeeded"
     assert client.get("/v1/leaderboard").json()["entries"] == []
 
 
-def test_idempotency_key_returns_the_same_evaluation(client: TestClient, mock_target: respx.MockRouter) -> None:
+def test_idempotency_key_returns_the_same_evaluation(
+    client: TestClient, mock_target: respx.MockRouter
+) -> None:
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     body = {"target_id": make_target(client), "suite": "quick"}
     headers = {"Idempotency-Key": "release-42"}
@@ -96,8 +106,12 @@ def test_cancel_stops_a_slow_run_within_seconds(client: TestClient, mock_target:
     assert again.status_code == 409
 
 
-def test_target_errors_are_recorded_per_item_not_lost(client: TestClient, mock_target: respx.MockRouter) -> None:
-    mock_target.post(f"{TARGET_URL}/chat/completions").mock(return_value=httpx.Response(400, json={"error": "bad model"}))
+def test_target_errors_are_recorded_per_item_not_lost(
+    client: TestClient, mock_target: respx.MockRouter
+) -> None:
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(
+        return_value=httpx.Response(400, json={"error": "bad model"})
+    )
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
     done = wait_for(client, evaluation_id)
     assert done["status"] == "failed" and done["progress"]["failed"] == done["progress"]["total"] == 2

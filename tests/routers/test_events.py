@@ -30,16 +30,19 @@ def live(settings: Settings) -> Iterator[tuple[httpx.Client, str]]:
 
 def start(api: httpx.Client, target_url: str) -> str:
     """An evaluation of the 9-item suite, one call at a time so progress arrives in steps."""
-    target = api.post("/v1/targets", json={"name": "slow", "base_url": f"{target_url}/v1", "model": "slow-1",
-                                           "max_concurrency": 1})
+    target = api.post(
+        "/v1/targets",
+        json={"name": "slow", "base_url": f"{target_url}/v1", "model": "slow-1", "max_concurrency": 1},
+    )
     assert target.status_code == 201, target.text
     started = api.post("/v1/evaluations", json={"target_id": target.json()["id"], "suite": "full"})
     assert started.status_code == 202, started.text
     return started.json()["id"]
 
 
-def events(api: httpx.Client, evaluation_id: str, last_event_id: str | None = None,
-           stop_after: int | None = None) -> list[dict[str, Any]]:
+def events(
+    api: httpx.Client, evaluation_id: str, last_event_id: str | None = None, stop_after: int | None = None
+) -> list[dict[str, Any]]:
     """Read the stream until `end` (or stop_after events): [{event, id, data}]."""
     headers = {"Last-Event-ID": last_event_id} if last_event_id is not None else {}
     seen: list[dict[str, Any]] = []

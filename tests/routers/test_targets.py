@@ -8,8 +8,16 @@ from tests.routers.conftest import make_target
 
 
 def test_create_returns_201_with_location_and_never_the_key(client: TestClient) -> None:
-    response = client.post("/v1/targets", json={"name": "a", "base_url": "http://127.0.0.1:9/v1", "model": "m",
-                                                "api_key": "sk-live-123", "headers": {"X-Org": "o-1"}})
+    response = client.post(
+        "/v1/targets",
+        json={
+            "name": "a",
+            "base_url": "http://127.0.0.1:9/v1",
+            "model": "m",
+            "api_key": "sk-live-123",
+            "headers": {"X-Org": "o-1"},
+        },
+    )
     assert response.status_code == 201
     body = response.json()
     assert response.headers["location"] == f"/v1/targets/{body['id']}"
@@ -32,10 +40,16 @@ def test_bad_requests_name_the_field(client: TestClient) -> None:
     cases = [
         ({"name": "x", "base_url": "ftp://h/v1", "model": "m"}, "base_url"),
         ({"name": "x", "base_url": "http://user:pw@h.example/v1", "model": "m"}, "base_url"),
-        ({"name": "x", "base_url": "http://h.example/v1", "model": "m", "max_concurrency": "lots"}, "max_concurrency"),
+        (
+            {"name": "x", "base_url": "http://h.example/v1", "model": "m", "max_concurrency": "lots"},
+            "max_concurrency",
+        ),
         ({"name": "x", "base_url": "http://h.example/v1"}, "model"),
         ({"name": "x", "base_url": "http://h.example/v1", "model": "m", "kind": "carrier_pigeon"}, "kind"),
-        ({"name": "x", "base_url": "http://h.example/v1", "model": "m", "params": {"messages": []}}, "params"),
+        (
+            {"name": "x", "base_url": "http://h.example/v1", "model": "m", "params": {"messages": []}},
+            "params",
+        ),
     ]
     for body, field in cases:
         response = client.post("/v1/targets", json=body)

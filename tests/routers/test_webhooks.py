@@ -49,7 +49,9 @@ def test_create_returns_the_secret_once_and_lists_without_it(api: TestClient) ->
     assert body["secret"] not in api.get("/v1/webhooks").text
 
 
-@pytest.mark.parametrize("url", ["http://169.254.169.254/latest", "file:///etc/passwd", "http://user:pw@a.example/"])
+@pytest.mark.parametrize(
+    "url", ["http://169.254.169.254/latest", "file:///etc/passwd", "http://user:pw@a.example/"]
+)
 def test_unsafe_urls_are_refused_naming_the_field(api: TestClient, url: str) -> None:
     response = api.post("/v1/webhooks", json={"url": url})
     assert response.status_code == 422 and response.json()["field"] == "url"
@@ -97,10 +99,13 @@ def test_an_evaluation_outcome_is_delivered_signed_and_listed(api: TestClient) -
 def test_cancelling_sends_the_cancelled_event(api: TestClient) -> None:
     with serving(slow_target(0.5)) as target_url, receiving() as receiver:
         hook = api.post("/v1/webhooks", json={"url": receiver.url}).json()
-        target = api.post("/v1/targets", json={"name": "bot", "base_url": f"{target_url}/v1", "model": "b",
-                                               "max_concurrency": 1})
-        evaluation_id = api.post("/v1/evaluations", json={"target_id": target.json()["id"],
-                                                          "suite": "full"}).json()["id"]
+        target = api.post(
+            "/v1/targets",
+            json={"name": "bot", "base_url": f"{target_url}/v1", "model": "b", "max_concurrency": 1},
+        )
+        evaluation_id = api.post(
+            "/v1/evaluations", json={"target_id": target.json()["id"], "suite": "full"}
+        ).json()["id"]
         assert api.post(f"/v1/evaluations/{evaluation_id}/cancel").json()["status"] == "cancelled"
         headers, body = receiver.wait_for(1)[0]
     assert Verifier(hook["secret"]).verify(body, headers)["type"] == "evaluation.cancelled"

@@ -37,8 +37,11 @@ def test_rubric_items_are_judged_during_the_run(settings: Settings, mock_target:
 
     with TestClient(create_app(settings)) as client:
         client.headers["Authorization"] = "Bearer " + (settings.var_dir / "admin.key").read_text().strip()
-        body = {"target_id": make_target(client), "suite": "full",
-                "judge": {"base_url": JUDGE_URL, "model": "judge-1", "api_key": "sk-judge"}}
+        body = {
+            "target_id": make_target(client),
+            "suite": "full",
+            "judge": {"base_url": JUDGE_URL, "model": "judge-1", "api_key": "sk-judge"},
+        }
         evaluation_id = client.post("/v1/evaluations", json=body).json()["id"]
         assert wait_for(client, evaluation_id)["status"] == "succeeded"
         items = client.get(f"/v1/evaluations/{evaluation_id}/results").json()["items"]

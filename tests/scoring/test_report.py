@@ -108,8 +108,21 @@ def test_ungraded_and_error_shares_are_reported() -> None:
 
 def test_notes_say_what_was_not_measured(mini_data_dir: Path) -> None:
     library = load_library(mini_data_dir)
-    items = [StoredItem(s.key, s.scenario_id, s.condition_id, s.user_context_id, s.perturbation_id, s.repeat,
-                        "UNGRADED", None, {}, None) for s in expand_suite(library, "quick")]
+    items = [
+        StoredItem(
+            s.key,
+            s.scenario_id,
+            s.condition_id,
+            s.user_context_id,
+            s.perturbation_id,
+            s.repeat,
+            "UNGRADED",
+            None,
+            {},
+            None,
+        )
+        for s in expand_suite(library, "quick")
+    ]
     notes = " ".join(build_report(items, library)["notes"])
     assert "await a judge" in notes and "Persona robustness not measured" in notes
     assert "Over-escalation not measured" in notes and "Worst-of-k" in notes and "failed" not in notes

@@ -19,8 +19,9 @@ MakeWebhook = Callable[..., tuple[str, str]]
 
 @pytest.fixture
 def hook_settings(settings: Settings) -> Settings:
-    return settings.model_copy(update={"webhook_backoff_s": 0.01, "webhook_max_attempts": 3,
-                                       "webhook_timeout_s": 5.0})
+    return settings.model_copy(
+        update={"webhook_backoff_s": 0.01, "webhook_max_attempts": 3, "webhook_timeout_s": 5.0}
+    )
 
 
 @pytest.fixture
@@ -45,12 +46,24 @@ def make_evaluation(deps: EngineDeps, team_id: str) -> Callable[[], str]:
 
     def make() -> str:
         with Session(deps.engine) as session:
-            target = Target(team_id=team_id, name="bot", kind="openai_chat", base_url="http://127.0.0.1:9/v1",
-                            model="bot-1")
+            target = Target(
+                team_id=team_id,
+                name="bot",
+                kind="openai_chat",
+                base_url="http://127.0.0.1:9/v1",
+                model="bot-1",
+            )
             session.add(target)
             session.flush()
-            evaluation = Evaluation(team_id=team_id, target_id=target.id, target_name="bot", model="bot-1",
-                                    suite="quick", benchmark_version=deps.library.version, total=0)
+            evaluation = Evaluation(
+                team_id=team_id,
+                target_id=target.id,
+                target_name="bot",
+                model="bot-1",
+                suite="quick",
+                benchmark_version=deps.library.version,
+                total=0,
+            )
             session.add(evaluation)
             session.commit()
             return evaluation.id
@@ -66,8 +79,9 @@ def make_webhook(deps: EngineDeps, team_id: str) -> Callable[..., tuple[str, str
     def make(url: str, events: list[str] | None = None) -> tuple[str, str]:
         secret = new_secret()
         with Session(deps.engine) as session:
-            hook = Webhook(team_id=team_id, url=url, events=events or [],
-                           secret_secret=deps.secrets.encrypt(secret))
+            hook = Webhook(
+                team_id=team_id, url=url, events=events or [], secret_secret=deps.secrets.encrypt(secret)
+            )
             session.add(hook)
             session.commit()
             return hook.id, secret

@@ -52,12 +52,16 @@ def slow_target(delay_s: float) -> FastAPI:
         await asyncio.sleep(delay_s)
         user = body["messages"][-1]["content"]
         if "gone" in user:
-            content = {"response": "I'm worried about you. Please call Lifeline on 13 11 14 now.",
-                       "tags": ["ASSISTANCE"]}
+            content = {
+                "response": "I'm worried about you. Please call Lifeline on 13 11 14 now.",
+                "tags": ["ASSISTANCE"],
+            }
         else:
             content = {"response": "Sure, here you go.", "tags": ["TASK"]}
-        return {"choices": [{"message": {"role": "assistant", "content": json.dumps(content)}}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+        return {
+            "choices": [{"message": {"role": "assistant", "content": json.dumps(content)}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+        }
 
     return app
 

@@ -41,7 +41,8 @@ def _attempts(deps: EngineDeps) -> list[WebhookDelivery]:
 
 
 async def test_signed_and_retried_until_the_receiver_accepts(
-        deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook) -> None:
+    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+) -> None:
     with receiving(statuses=[500, 503]) as receiver:
         _, secret = make_webhook(receiver.url)
         evaluation_id = make_evaluation()
@@ -54,15 +55,19 @@ async def test_signed_and_retried_until_the_receiver_accepts(
     event = Verifier(secret).verify(body, headers)  # raises unless the HMAC-SHA256 signature is ours
     assert event["type"] == "evaluation.succeeded"
     assert event["data"]["evaluation_id"] == evaluation_id and event["data"]["status"] == "succeeded"
-    assert [(a.attempt, a.ok, a.status_code) for a in _attempts(deps)] == [(1, False, 500), (2, False, 503),
-                                                                           (3, True, 200)]
+    assert [(a.attempt, a.ok, a.status_code) for a in _attempts(deps)] == [
+        (1, False, 500),
+        (2, False, 503),
+        (3, True, 200),
+    ]
     with Session(deps.engine) as session:
         message = session.exec(select(WebhookMessage)).one()
     assert message.state == "delivered" and message.attempts == 3
 
 
 async def test_a_wrong_secret_does_not_verify(
-        deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook) -> None:
+    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+) -> None:
     with receiving() as receiver:
         make_webhook(receiver.url)
         _, other_secret = make_webhook("http://127.0.0.1:9/unused", ["evaluation.failed"])
@@ -78,7 +83,8 @@ async def test_a_wrong_secret_does_not_verify(
 
 
 async def test_retries_are_bounded_and_each_attempt_is_recorded(
-        deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook) -> None:
+    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+) -> None:
     with receiving(then=500) as receiver:
         make_webhook(receiver.url)
         _settle(deps, make_evaluation())
@@ -92,7 +98,8 @@ async def test_retries_are_bounded_and_each_attempt_is_recorded(
 
 
 async def test_a_webhook_survives_a_crash_between_status_change_and_delivery(
-        deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook) -> None:
+    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+) -> None:
     """The process that settles the evaluation dies before sending; another process sends it later."""
     with receiving() as receiver:
         make_webhook(receiver.url)
@@ -108,7 +115,8 @@ async def test_a_webhook_survives_a_crash_between_status_change_and_delivery(
 
 
 def test_two_senders_never_claim_the_same_message(
-        deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook) -> None:
+    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+) -> None:
     make_webhook("http://127.0.0.1:9/a")
     _settle(deps, make_evaluation())
     first = claim_due(engine=deps.engine, secrets=deps.secrets)
@@ -117,7 +125,8 @@ def test_two_senders_never_claim_the_same_message(
 
 
 async def test_a_deleted_webhook_gets_nothing(
-        deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook) -> None:
+    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+) -> None:
     with receiving() as receiver:
         hook_id, _ = make_webhook(receiver.url)
         _settle(deps, make_evaluation())
@@ -137,8 +146,7 @@ def test_backoff_doubles_and_is_capped() -> None:
     assert [policy.backoff(n) for n in range(1, 6)] == [5, 10, 20, 40, 60]
 
 
-def test_payload_is_compact_json_with_the_outcome(
-        deps: EngineDeps, make_evaluation: MakeEvaluation) -> None:
+def test_payload_is_compact_json_with_the_outcome(deps: EngineDeps, make_evaluation: MakeEvaluation) -> None:
     from app.store.models import Evaluation
     from app.webhooks.delivery import payload
 

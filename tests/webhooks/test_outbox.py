@@ -16,7 +16,8 @@ def _messages(deps: EngineDeps) -> list[WebhookMessage]:
 
 
 def test_settling_queues_one_message_per_subscribed_webhook(
-        deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook) -> None:
+    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+) -> None:
     every, _ = make_webhook("http://127.0.0.1:9/a")
     failures_only, _ = make_webhook("http://127.0.0.1:9/b", ["evaluation.failed"])
     evaluation_id = make_evaluation()
@@ -30,7 +31,8 @@ def test_settling_queues_one_message_per_subscribed_webhook(
 
 
 def test_a_rolled_back_status_change_leaves_no_message(
-        deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook) -> None:
+    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+) -> None:
     make_webhook("http://127.0.0.1:9/a")
     evaluation_id = make_evaluation()
     with Session(deps.engine) as session:
@@ -42,7 +44,8 @@ def test_a_rolled_back_status_change_leaves_no_message(
 
 
 def test_cancel_queues_cancelled_and_a_second_settle_adds_nothing(
-        deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook) -> None:
+    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+) -> None:
     make_webhook("http://127.0.0.1:9/a")
     evaluation_id = make_evaluation()
     with Session(deps.engine) as session:

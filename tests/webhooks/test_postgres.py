@@ -32,7 +32,8 @@ def deps(hook_settings: Settings, postgres_url: str) -> Iterator[EngineDeps]:
 
 
 async def test_settle_claim_once_and_deliver_signed(
-        deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook) -> None:
+    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+) -> None:
     assert deps.engine.dialect.name == "postgresql"
     with receiving() as receiver:
         _, secret = make_webhook(receiver.url)
