@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlmodel import Session, select
 
-from app.benchmark.items import ItemSpec, resolve
+from app.benchmark.items import resolve
 from app.benchmark.loader import Library
 from app.config import Settings
 from app.grading.grader import Grader, judge_config_from_settings
@@ -16,6 +16,7 @@ from app.grading.verdict import Grade
 from app.problems import Problem
 from app.security.secrets import SecretBox
 from app.store import evaluations as ev_store
+from app.store import items as item_store
 from app.store.models import EvaluationItem
 
 
@@ -104,15 +105,7 @@ async def grade_stored_item(
     if evaluation.benchmark_version != library.version:
         detail = f"the evaluation used benchmark {evaluation.benchmark_version}, this one {library.version}"
         raise Problem(409, "Conflict", detail, field="evaluation_id")
-    spec = ItemSpec(
-        row.idx,
-        row.key,
-        row.scenario_id,
-        row.condition_id,
-        row.user_context_id,
-        row.perturbation_id,
-        row.repeat,
-    )
+    spec = item_store.item_spec(row)
     item = resolve(library, spec)
     earlier = [m["content"] for m in row.messages if m.get("role") == "assistant"]
     replies = [*earlier[: len(item.perturbation.user_turns) - 1], body.reply]

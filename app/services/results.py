@@ -6,7 +6,6 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app.benchmark.items import ItemSpec
 from app.benchmark.loader import Library
 from app.problems import Problem
 from app.schemas import ItemPublic, Leaderboard, LeaderboardEntry, ResultsPage
@@ -18,15 +17,7 @@ from app.store.models import Evaluation, EvaluationItem
 
 
 def _item_public(row: EvaluationItem) -> ItemPublic:
-    spec = ItemSpec(
-        row.idx,
-        row.key,
-        row.scenario_id,
-        row.condition_id,
-        row.user_context_id,
-        row.perturbation_id,
-        row.repeat,
-    )
+    spec = item_store.item_spec(row)
     return ItemPublic(
         key=row.key,
         index=row.idx,

@@ -10,6 +10,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
+from app.benchmark.items import ItemSpec
 from app.store.models import EvaluationItem
 
 
@@ -52,3 +53,16 @@ def page_items(*, session: Session, evaluation_id: str, after_idx: int, limit: i
 def all_items(*, session: Session, evaluation_id: str) -> list[EvaluationItem]:
     stmt = select(EvaluationItem).where(EvaluationItem.evaluation_id == evaluation_id)
     return list(session.exec(stmt.order_by(col(EvaluationItem.idx))))
+
+
+def item_spec(row: EvaluationItem) -> ItemSpec:
+    """The matrix cell a stored row answers, so it can be resolved against the library again."""
+    return ItemSpec(
+        row.idx,
+        row.key,
+        row.scenario_id,
+        row.condition_id,
+        row.user_context_id,
+        row.perturbation_id,
+        row.repeat,
+    )

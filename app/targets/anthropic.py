@@ -4,33 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from app.targets.base import TargetConfig
 from app.targets.http import HttpJsonTarget
-from app.targets.limits import TargetGate
-from app.targets.retry import RetryPolicy
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 1024  # the Messages API requires max_tokens; this fits any reply a scenario expects
 
 
 class AnthropicMessagesTarget(HttpJsonTarget):
-    def __init__(
-        self,
-        client: httpx.AsyncClient,
-        config: TargetConfig,
-        policy: RetryPolicy,
-        max_reply_bytes: int,
-        gate: TargetGate | None = None,
-    ):
-        super().__init__(client, config, policy, max_reply_bytes, gate)
+    def endpoint(self, config: TargetConfig) -> tuple[str, dict[str, str]]:
         base = config.base_url.rstrip("/")
-        self.url = base if base.endswith("/messages") else base + "/messages"
-        self.headers = {"content-type": "application/json", "anthropic-version": API_VERSION}
+        auth = {"anthropic-version": API_VERSION}
         if config.api_key:
-            self.headers["x-api-key"] = config.api_key
-        self.headers.update(config.headers)
+            auth["x-api-key"] = config.api_key
+        return (base if base.endswith("/messages") else base + "/messages"), auth
 
     def body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")

@@ -20,10 +20,7 @@ from app.targets.retry import RetryPolicy, call_with_retries, parse_retry_after
 
 
 class HttpJsonTarget(ABC):
-    """Base adapter: subclasses set the URL and headers and implement `body` and `parse`."""
-
-    url: str
-    headers: dict[str, str]
+    """Base adapter: subclasses say where and how to call (`endpoint`), and implement `body` and `parse`."""
 
     def __init__(
         self,
@@ -47,6 +44,8 @@ class HttpJsonTarget(ABC):
         self._latency = metrics.LATENCY.labels(self._label)
         self._ok = metrics.ATTEMPTS.labels(self._label, "ok")
         self._window.set(self._gate.window.limit)
+        self.url, auth = self.endpoint(config)
+        self.headers = {"content-type": "application/json", **auth, **config.headers}
 
     @cached_property
     def _parsed_url(self) -> httpx.URL:
@@ -55,6 +54,10 @@ class HttpJsonTarget(ABC):
     @cached_property
     def _parsed_headers(self) -> httpx.Headers:
         return httpx.Headers(self.headers)
+
+    @abstractmethod
+    def endpoint(self, config: TargetConfig) -> tuple[str, dict[str, str]]:
+        """The URL to POST to and the auth headers; the target's own headers are added on top."""
 
     @abstractmethod
     def body(self, messages: list[dict[str, str]]) -> dict[str, Any]:

@@ -14,12 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import httpx
-
 from app.targets.base import TargetConfig
 from app.targets.http import HttpJsonTarget
-from app.targets.limits import TargetGate
-from app.targets.retry import RetryPolicy
 
 PLACEHOLDERS = ("messages", "turns", "system", "last_user", "model", "max_tokens")
 _TOKEN = re.compile(r"\{\{(\w+)\}\}")
@@ -74,24 +70,10 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
 
 
 class HttpJsonAdapter(HttpJsonTarget):
-    def __init__(
-        self,
-        client: httpx.AsyncClient,
-        config: TargetConfig,
-        policy: RetryPolicy,
-        max_reply_bytes: int,
-        gate: TargetGate | None = None,
-    ):
-        super().__init__(client, config, policy, max_reply_bytes, gate)
+    def endpoint(self, config: TargetConfig) -> tuple[str, dict[str, str]]:
         if config.request_template is None or config.reply_pointer is None:
             raise ValueError("an http_json target needs request_template and reply_pointer")
-        self._template = config.request_template
-        self._pointer = config.reply_pointer
-        self.url = config.base_url
-        self.headers = {"content-type": "application/json"}
-        if config.api_key:
-            self.headers["authorization"] = f"Bearer {config.api_key}"
-        self.headers.update(config.headers)
+        return config.base_url, {"authorization": f"Bearer {config.api_key}"} if config.api_key else {}
 
     def body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         users = [m["content"] for m in messages if m["role"] == "user"]
@@ -103,10 +85,10 @@ class HttpJsonAdapter(HttpJsonTarget):
             "model": self._config.model,
             "max_tokens": self._config.max_tokens,
         }
-        body = fill(self._template, values)
+        body = fill(self._config.request_template, values)
         return {**self._config.params, **body} if isinstance(body, dict) else body
 
     def parse(self, data: Any) -> tuple[str, dict[str, Any] | None]:
-        text = resolve_pointer(data, self._pointer)
+        text = resolve_pointer(data, self._config.reply_pointer)
         usage = data.get("usage") if isinstance(data, dict) else None
         return text, usage if isinstance(usage, dict) else None

@@ -4,31 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from app.targets.base import TargetConfig
 from app.targets.http import HttpJsonTarget
-from app.targets.limits import TargetGate
-from app.targets.retry import RetryPolicy
 
 
 class OpenAIChatTarget(HttpJsonTarget):
-    def __init__(
-        self,
-        client: httpx.AsyncClient,
-        config: TargetConfig,
-        policy: RetryPolicy,
-        max_reply_bytes: int,
-        gate: TargetGate | None = None,
-    ):
-        super().__init__(client, config, policy, max_reply_bytes, gate)
+    def endpoint(self, config: TargetConfig) -> tuple[str, dict[str, str]]:
         base = config.base_url.rstrip("/")
         # Azure-style URLs carry the deployment and ?api-version=… already; only a bare base gets the path.
-        self.url = base if "/chat/completions" in base else base + "/chat/completions"
-        self.headers = {"content-type": "application/json"}
-        if config.api_key:
-            self.headers["authorization"] = f"Bearer {config.api_key}"
-        self.headers.update(config.headers)
+        url = base if "/chat/completions" in base else base + "/chat/completions"
+        return url, {"authorization": f"Bearer {config.api_key}"} if config.api_key else {}
 
     def body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         body: dict[str, Any] = {**self._config.params, "model": self._config.model, "messages": messages}
