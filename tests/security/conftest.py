@@ -12,7 +12,6 @@ from sqlmodel import Session
 from app.config import Settings
 from app.main import create_app
 from app.store.keys import create_key, create_team
-from tests.routers.conftest import mock_target  # noqa: F401 - the respx target fixture, shared here
 
 
 @dataclass
