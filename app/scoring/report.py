@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -83,8 +83,9 @@ def notes(report: dict[str, Any]) -> list[str]:
     return out
 
 
-def stored_items(*, session: Session, evaluation_id: str) -> list[StoredItem]:
-    """The columns the report needs, without messages or reply text."""
+def stored_items(*, session: Session, evaluation_id: str) -> Iterator[StoredItem]:
+    """The columns the report needs, without messages or reply text, streamed in batches so a large
+    evaluation's raw rows are never all in memory at once."""
     stmt = select(
         EvaluationItem.key,
         EvaluationItem.scenario_id,
@@ -97,7 +98,9 @@ def stored_items(*, session: Session, evaluation_id: str) -> list[StoredItem]:
         EvaluationItem.checks,
         EvaluationItem.error_class,
     ).where(EvaluationItem.evaluation_id == evaluation_id)
-    return [StoredItem(*row) for row in session.exec(stmt.order_by(col(EvaluationItem.idx)))]
+    rows = session.exec(stmt.order_by(col(EvaluationItem.idx)).execution_options(yield_per=2000))
+    for row in rows:
+        yield StoredItem(*row)
 
 
 def compute_report(*, session: Session, evaluation_id: str, library: Library) -> dict[str, Any]:

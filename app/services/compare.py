@@ -74,8 +74,8 @@ def compare(*, session: Session, library: Library, team_id: str, a_id: str, b_id
                 _dig(ra, (section, key, "pass_rate")), _dig(rb, (section, key, "pass_rate"))
             )
     tests = paired_tests(
-        stored_items(session=session, evaluation_id=a.id),
-        stored_items(session=session, evaluation_id=b.id),
+        list(stored_items(session=session, evaluation_id=a.id)),
+        list(stored_items(session=session, evaluation_id=b.id)),
         {
             "by_pillar": lambda cell: cell[0].split("-", 1)[0],
             "by_behavior": lambda cell: cell[0].rsplit("-", 1)[0],
