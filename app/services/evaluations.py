@@ -12,12 +12,11 @@ from sqlmodel import Session
 from app.benchmark.items import count_suite
 from app.benchmark.loader import Library
 from app.config import Settings
-from app.net.ssrf import Allowlist
 from app.problems import Problem
 from app.schemas import EvaluationCreate, EvaluationPublic, JudgeCreate, Progress
 from app.security.limits import check_active_evaluations, check_matrix_size
 from app.security.secrets import SecretBox, secret_box_for
-from app.security.urls import UnsafeURLError, check_endpoint_url
+from app.services.urls import require_callable_url
 from app.store import evaluations as ev_store
 from app.store import targets as target_store
 from app.store.models import Evaluation
@@ -31,13 +30,7 @@ def _judge_fields(settings: Settings, secrets: SecretBox | None, judge: JudgeCre
     """An evaluation's own judge: URL checked like a target's, key sealed; the clear part holds no secret."""
     if judge is None:
         return {}
-    try:
-        check_endpoint_url(
-            judge.base_url, Allowlist.parse(settings.target_allowlist), dns_timeout_s=settings.dns_timeout_s
-        )
-    except UnsafeURLError as exc:
-        detail = f"judge.base_url: refused: {exc.reason}"
-        raise Problem(422, "Invalid request", detail, field="judge.base_url") from None
+    require_callable_url(judge.base_url, "judge.base_url", settings)
     box = secrets or secret_box_for(settings)
     config = {"base_url": judge.base_url.rstrip("/"), "model": judge.model, "samples": judge.samples}
     return {

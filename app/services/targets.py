@@ -5,11 +5,10 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from app.config import Settings
-from app.net.ssrf import Allowlist
 from app.problems import Problem
 from app.schemas import TargetCreate, TargetPublic
 from app.security.secrets import SecretBox
-from app.security.urls import UnsafeURLError, check_endpoint_url
+from app.services.urls import require_callable_url
 from app.store import targets as target_store
 from app.store.models import Target
 
@@ -18,13 +17,7 @@ def register_target(
     *, session: Session, settings: Settings, secrets: SecretBox, team_id: str, body: TargetCreate
 ) -> Target:
     """Creates a target after refusing unsafe URLs; the API key and headers are encrypted at rest."""
-    try:
-        check_endpoint_url(
-            body.base_url, Allowlist.parse(settings.target_allowlist), dns_timeout_s=settings.dns_timeout_s
-        )
-    except UnsafeURLError as exc:
-        # The reason only: the URL itself may carry credentials, which an error must not echo.
-        raise Problem(422, "Invalid request", f"base_url: refused: {exc.reason}", field="base_url") from None
+    require_callable_url(body.base_url, "base_url", settings)
     if body.kind == "http_json" and (body.request_template is None or body.reply_pointer is None):
         missing = "request_template" if body.request_template is None else "reply_pointer"
         raise Problem(422, "Invalid request", f"{missing}: required for an http_json target", field=missing)

@@ -8,7 +8,6 @@ import secrets as random
 from sqlmodel import Session, col, select
 
 from app.config import Settings
-from app.net.ssrf import Allowlist
 from app.problems import Problem
 from app.schemas import (
     WebhookCreate,
@@ -18,7 +17,7 @@ from app.schemas import (
     WebhookPublic,
 )
 from app.security.secrets import SecretBox
-from app.security.urls import UnsafeURLError, check_endpoint_url
+from app.services.urls import require_callable_url
 from app.store.models import Webhook, WebhookDelivery, WebhookMessage, utcnow
 from app.webhooks.outbox import EVENT_TYPES
 
@@ -41,12 +40,7 @@ def create_webhook(
     *, session: Session, settings: Settings, secrets: SecretBox, team_id: str, body: WebhookCreate
 ) -> WebhookCreated:
     """Creates a subscription after refusing unsafe URLs; the secret is sealed at rest, returned once."""
-    try:
-        check_endpoint_url(
-            body.url, Allowlist.parse(settings.target_allowlist), dns_timeout_s=settings.dns_timeout_s
-        )
-    except UnsafeURLError as exc:
-        raise Problem(422, "Invalid request", f"url: refused: {exc.reason}", field="url") from None
+    require_callable_url(body.url, "url", settings)
     secret = new_secret()
     hook = Webhook(
         team_id=team_id,
