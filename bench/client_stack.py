@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import statistics
 import subprocess
 import sys
@@ -24,6 +23,7 @@ import httpx
 
 from app.net.client import make_client
 from app.net.ssrf import Allowlist
+from bench.ports import free_port
 
 BODY = {"model": "mock-model", "messages": [{"role": "user", "content": "How are you today?"}]}
 Send = Callable[[], Awaitable[None]]
@@ -44,13 +44,6 @@ class Result:
     def rps(self) -> float:
         """Completed requests per second of wall time."""
         return self.requests / self.seconds
-
-
-def _free_port() -> int:
-    """A free loopback TCP port for the mock."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start_mock(port: int, latency: float) -> subprocess.Popen[bytes]:
@@ -161,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
     args = p.parse_args(argv)
     total = args.requests or (600 if args.quick else 3000)
-    port = _free_port()
+    port = free_port()
     proc = start_mock(port, args.latency)
     try:
         results = asyncio.run(run_all(f"http://127.0.0.1:{port}", args.concurrency, total))

@@ -16,7 +16,6 @@ import json
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,27 +27,10 @@ from pathlib import Path
 import aiohttp
 import httpx
 
-TERMINAL = ("succeeded", "failed", "cancelled")
+from bench.ports import free_port, wait_http
+
 TERMINAL = ("succeeded", "failed", "cancelled")
 HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_http(url: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url, timeout=1).status_code < 500:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit(f"{url} did not come up in {timeout}s")
 
 
 def wait_finished(api: httpx.Client, evaluation_id: str, timeout: float = 600) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.e2e.conftest import HELMBENCH, free_port, poll_until_done, running, wait_http
+from bench.ports import free_port, wait_http
+from tests.e2e.conftest import HELMBENCH, poll_until_done, running
 
 
 def test_walkthrough_on_the_embedded_default(tmp_path: Path) -> None:

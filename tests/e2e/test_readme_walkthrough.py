@@ -10,7 +10,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.e2e.conftest import HELMBENCH, free_port, running, wait_http
+from bench.ports import free_port, wait_http
+from tests.e2e.conftest import HELMBENCH, running
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,8 @@ import httpx
 import psycopg
 import pytest
 
-from tests.e2e.conftest import HELMBENCH, free_port, poll_until_done, running, wait_http
+from bench.ports import free_port, wait_http
+from tests.e2e.conftest import HELMBENCH, poll_until_done, running
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 

@@ -19,7 +19,8 @@ import uvicorn
 from fastapi import FastAPI, Request
 
 from app.benchmark.loader import DEFAULT_DATA_DIR
-from tests.e2e.conftest import HELMBENCH, free_port, poll_until_done, running, wait_http
+from bench.ports import free_port, wait_http
+from tests.e2e.conftest import HELMBENCH, poll_until_done, running
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "pages"
 # The real library with a "quick" suite sampling several personas and users per scenario, so the persona

@@ -9,8 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from bench.ports import free_port, wait_http
 from tests.conftest import write_mini_library
-from tests.e2e.conftest import HELMBENCH, free_port, running, wait_http
+from tests.e2e.conftest import HELMBENCH, running
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -16,11 +15,7 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI, Request
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from bench.ports import free_port
 
 
 @contextmanager
