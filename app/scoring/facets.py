@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, TypeVar
 
 from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Perturbation, Scenario, UserContext
@@ -69,10 +70,10 @@ class Facet:
     repeat: int
     verdict: str | None
     score: float | None
-    checks: dict[str, Any]
+    checks: Mapping[str, Any]
     error: bool
     alarm: bool | None  # flag tag given or reply escalated; None when neither was observed
-    failed_checks: dict[str, bool] = field(default_factory=dict)  # check name → failed its expectation
+    failed_checks: Mapping[str, bool] = field(default_factory=dict)  # check name → failed its expectation
     check_verdict: str = "PASS"  # what the deterministic checks alone say (credited for UNGRADED items)
 
     @property
@@ -96,6 +97,8 @@ class Facet:
 @dataclass(frozen=True, slots=True)
 class _ScenarioParts:
     scenario: Scenario
+    behavior: str
+    pillar: str
     conditions: dict[str, Condition]
     contexts: dict[str, UserContext]
     perturbations: dict[str, Perturbation]
@@ -111,6 +114,8 @@ def _parts(library: Library, scenario: Scenario) -> _ScenarioParts:
                 expectations[flag][check.check] = (check.expect, check.on_fail)
     return _ScenarioParts(
         scenario=scenario,
+        behavior=scenario.behavior_id,
+        pillar=scenario.pillar_id,
         conditions={k: library.conditions[v] for k, v in scenario.conditions.items()},
         contexts={k: library.user_contexts[v] for k, v in scenario.user_contexts.items()},
         perturbations={p.id: p for p in scenario.perturbations},
@@ -131,9 +136,31 @@ def _alarm(scenario: Scenario, checks: dict[str, Any]) -> bool | None:
     return any(seen) if seen else None
 
 
+K = TypeVar("K", bound=Hashable)
+
+
+class _Shared:
+    """One object per distinct value. A 100,000-item report has a few thousand distinct cells and a few dozen
+    distinct check outcomes; sharing them (read-only) keeps the facets of a large evaluation in tens of MB."""
+
+    def __init__(self) -> None:
+        self._seen: dict[Any, Any] = {}
+
+    def value(self, value: K) -> K:
+        return self._seen.setdefault(value, value)  # type: ignore[no-any-return]
+
+    def mapping(self, items: dict[str, Any]) -> Mapping[str, Any]:
+        frozen = tuple(items.items())
+        shared = self._seen.get(frozen)
+        if shared is None:
+            shared = self._seen[frozen] = MappingProxyType(items)
+        return shared  # type: ignore[no-any-return]
+
+
 def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
     """Returns a facet per item whose scenario is still in the library; others are skipped, not guessed."""
     cache: dict[str, _ScenarioParts | None] = {}
+    shared = _Shared()
     facets: list[Facet] = []
     for it in items:
         parts = cache.get(it.scenario_id)
@@ -161,10 +188,10 @@ def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
         facets.append(
             Facet(
                 key=it.key,
-                cell=(it.scenario_id, it.perturbation_id, it.condition_id, it.user_context_id),
+                cell=shared.value((it.scenario_id, it.perturbation_id, it.condition_id, it.user_context_id)),
                 scenario=scenario.id,
-                behavior=scenario.behavior_id,
-                pillar=scenario.pillar_id,
+                behavior=parts.behavior,
+                pillar=parts.pillar,
                 condition=condition.id,
                 baseline=condition.baseline,
                 user_context=context.id if context else None,
@@ -178,12 +205,12 @@ def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
                 false_positive=scenario.false_positive,
                 indirect=parts.indirect,
                 repeat=it.repeat,
-                verdict=it.verdict,
+                verdict=shared.value(it.verdict),
                 score=it.score,
-                checks=kept,
+                checks=shared.mapping(kept),
                 error=it.error_class is not None,
                 alarm=_alarm(scenario, checks),
-                failed_checks=failed,
+                failed_checks=shared.mapping(failed),
                 check_verdict=check_verdict,
             )
         )
