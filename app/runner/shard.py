@@ -258,32 +258,57 @@ async def _run_items(
     writer = _Writer(deps, config.label)
     todo = iter(pending)
 
-    async def work() -> None:
-        for spec in todo:  # one shared iterator: each spec is taken by exactly one worker
+    grading: set[asyncio.Task[None]] = set()
+    # Grading runs beside the calls: a worker asks the target for its next item as soon as a reply arrives, so
+    # a judge's latency (often longer than the target's) overlaps the target's instead of adding to it, and the
+    # checks' CPU runs while requests are out. The slots bound replies awaiting a grade: a judge slower than
+    # the target makes workers wait, not memory grow.
+    grade_slots = asyncio.Semaphore(max(1, config.max_concurrency))
+
+    def failed_row(spec: ItemSpec, exc: Exception) -> dict[str, Any]:
+        bound.exception("item crashed", key=spec.key)
+        failed = TargetReply(
+            None, 0.0, 0, error_class="our_error", error=f"{type(exc).__name__}: {exc}"[:500]
+        )
+        return spec_row(evaluation_id, spec, [], failed)
+
+    async def finish(item: ResolvedItem, messages: list[dict[str, str]], reply: TargetReply) -> None:
+        try:
             try:
-                item = resolve(deps.library, spec)
-                messages, reply = await converse(adapter, item)
                 row = await item_row(grader, evaluation_id, item, messages, reply)
             except Exception as exc:  # a bug of ours costs one item (recorded as our_error), not the shard
-                bound.exception("item crashed", key=spec.key)
-                failed = TargetReply(
-                    None, 0.0, 0, error_class="our_error", error=f"{type(exc).__name__}: {exc}"[:500]
-                )
-                row = spec_row(evaluation_id, spec, [], failed)
+                row = failed_row(item.spec, exc)
             if row["error_class"]:
                 bound.warning(
                     "item failed",
-                    key=spec.key,
+                    key=item.spec.key,
                     error_class=row["error_class"],
                     error=row["error"],
                     attempts=row["attempts"],
                 )
             await writer.add(row)
+        finally:
+            grade_slots.release()
+
+    async def work() -> None:
+        for spec in todo:  # one shared iterator: each spec is taken by exactly one worker
+            try:
+                item = resolve(deps.library, spec)
+                messages, reply = await converse(adapter, item)
+            except Exception as exc:
+                await writer.add(failed_row(spec, exc))
+                continue
+            await grade_slots.acquire()
+            task = asyncio.create_task(finish(item, messages, reply))
+            grading.add(task)
+            task.add_done_callback(grading.discard)
 
     workers = [asyncio.create_task(work()) for _ in range(min(config.max_concurrency, len(pending)))]
     watcher = asyncio.create_task(_watch_cancel(deps, evaluation_id, workers))
     try:
         await asyncio.gather(*workers)
+        while grading:
+            await asyncio.gather(*grading)
     except asyncio.CancelledError:
         if not watcher.done() or watcher.cancelled() or not watcher.result():
             raise
@@ -292,9 +317,9 @@ async def _run_items(
             watcher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watcher
-        for task in workers:
+        for task in (*workers, *grading):
             task.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
+        await asyncio.gather(*workers, *grading, return_exceptions=True)
         await writer.flush()
     return watcher.done() and not watcher.cancelled() and bool(watcher.result())
 

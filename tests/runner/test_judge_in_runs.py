@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -50,3 +51,43 @@ def test_rubric_items_are_judged_during_the_run(settings: Settings, mock_target:
     assert any("judge (CR1): PARTIAL" in r for r in crisis["reasons"])
     assert judge_route.call_count == 9  # every item (the judge also scores on the 1-5 scale)
     assert judge_route.calls[0].request.headers["authorization"] == "Bearer sk-judge"
+
+
+def test_a_slow_judge_does_not_hold_back_target_calls(
+    settings: Settings, mock_target: respx.MockRouter
+) -> None:
+    """Grading runs beside the calls: while the judge weighs one reply, the worker already asks the target for
+    the next, so target and judge latency overlap instead of adding up (up to 2 x max_concurrency calls)."""
+    path = Path(settings.data_dir) / "scenarios" / "P1-B1-S1.yaml"
+    path.write_text(path.read_text() + RUBRIC)
+    in_flight = {"target": 0, "judge": 0, "most": 0}
+
+    async def slow(kind: str, reply: httpx.Response) -> httpx.Response:
+        in_flight[kind] += 1
+        in_flight["most"] = max(in_flight["most"], in_flight["target"] + in_flight["judge"])
+        await asyncio.sleep(0.15)
+        in_flight[kind] -= 1
+        return reply
+
+    async def target(request: httpx.Request) -> httpx.Response:
+        return await slow("target", careful_bot(request))
+
+    async def judge(request: httpx.Request) -> httpx.Response:
+        return await slow("judge", chat_reply(json.dumps({"verdict": "PASS", "score": 5, "rationale": "ok"})))
+
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=target)
+    judge_route = mock_target.post(f"{JUDGE_URL}/chat/completions").mock(side_effect=judge)
+    from app.main import create_app
+
+    with TestClient(create_app(settings)) as client:
+        client.headers["Authorization"] = "Bearer " + (settings.var_dir / "admin.key").read_text().strip()
+        body = {
+            "target_id": make_target(client, max_concurrency=2),
+            "suite": "full",
+            "repeats": 2,
+            "judge": {"base_url": JUDGE_URL, "model": "judge-1", "api_key": "sk-judge"},
+        }
+        evaluation_id = client.post("/v1/evaluations", json=body).json()["id"]
+        assert wait_for(client, evaluation_id)["status"] == "succeeded"
+    assert judge_route.call_count == 18
+    assert in_flight["most"] > 2  # graded inline, two workers never have more than two calls out
