@@ -71,6 +71,19 @@ def _app(hits: Counter[str]) -> web.Application:
             return resp
         return web.Response(body=b"x" * size)
 
+    async def echo(request: web.Request) -> web.Response:
+        """Sends back what arrived, and sets a cookie a browser would send back next time."""
+        hits["/echo"] += 1
+        body = {
+            "method": request.method,
+            "headers": [[k.lower(), v] for k, v in request.headers.items()],
+            "body": (await request.read()).decode(),
+        }
+        response = web.json_response(body, headers={"x-reply": "a"})
+        response.headers.add("x-reply", "b")
+        response.set_cookie("session", "conversation-1")
+        return response
+
     async def secret(request: web.Request) -> web.Response:
         hits["/secret"] += 1
         return web.Response(text="internal secret")
@@ -81,6 +94,7 @@ def _app(hits: Counter[str]) -> web.Application:
     app.router.add_get("/redirect", redirect)
     app.router.add_get("/big", big)
     app.router.add_get("/secret", secret)
+    app.router.add_post("/echo", echo)
     return app
 
 
@@ -169,6 +183,31 @@ async def test_read_limited_streams_and_stops(server: Server, chunked: str) -> N
         assert response.is_closed
         response = await client.send(request, stream=True)
         assert len(await read_limited(response, 50_000)) == 50_000
+
+
+async def test_request_and_reply_arrive_whole(server: Server) -> None:
+    """Headers (repeated ones too), body and status cross the transport both ways unchanged."""
+    async with _client(LOOPBACK) as client:
+        response = await client.post(
+            server.url("/echo"),
+            content=b'{"q": "caf\xc3\xa9"}',
+            headers=[("authorization", "Bearer k1"), ("x-team", "one"), ("x-team", "two")],
+        )
+    sent = response.json()
+    assert response.status_code == 200 and response.headers.get_list("x-reply") == ["a", "b"]
+    assert sent["method"] == "POST" and sent["body"] == '{"q": "café"}'
+    assert ["authorization", "Bearer k1"] in sent["headers"]
+    assert [v for k, v in sent["headers"] if k == "x-team"] == ["one", "two"]
+
+
+async def test_calls_carry_no_cookie_from_earlier_replies(server: Server) -> None:
+    """A target's session cookie must not tie one item's conversation to the next item's call."""
+    async with _client(LOOPBACK) as client:
+        first = await client.post(server.url("/echo"), content=b"{}")
+        second = await client.post(server.url("/echo"), content=b"{}")
+    assert "session=conversation-1" in first.headers["set-cookie"]
+    assert not [v for k, v in second.json()["headers"] if k == "cookie"]
+    assert len(client.cookies) == 0
 
 
 async def test_pool_is_sized_to_max_connections(server: Server) -> None:
