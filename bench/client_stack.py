@@ -39,6 +39,7 @@ class Result:
     errors: int
     seconds: float
     latencies: list[float]
+    cpu_s: float = 0.0  # this process's CPU time over the timed requests (the mock runs elsewhere)
 
     @property
     def rps(self) -> float:
@@ -63,8 +64,8 @@ def start_mock(port: int, latency: float) -> subprocess.Popen[bytes]:
     raise RuntimeError("mock target did not start")
 
 
-async def _drive(send: Send, concurrency: int, total: int) -> tuple[int, float, list[float]]:
-    """Run total requests with concurrency workers; return errors, seconds and per-request latencies."""
+async def _drive(send: Send, concurrency: int, total: int) -> tuple[int, float, list[float], float]:
+    """Run total requests with concurrency workers; return errors, seconds, latencies and CPU seconds."""
     remaining = total
     errors = 0
     latencies: list[float] = []
@@ -80,9 +81,9 @@ async def _drive(send: Send, concurrency: int, total: int) -> tuple[int, float, 
                 errors += 1
             latencies.append(time.perf_counter() - t0)
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return errors, time.perf_counter() - start, latencies
+    return errors, time.perf_counter() - start, latencies, time.process_time() - cpu
 
 
 async def _run_httpx(client: httpx.AsyncClient, url: str, c: int, n: int, name: str) -> Result:
@@ -95,8 +96,8 @@ async def _run_httpx(client: httpx.AsyncClient, url: str, c: int, n: int, name: 
 
     async with client:
         await _drive(send, c, c)  # warm-up: open the pool's connections, not timed
-        errors, seconds, lat = await _drive(send, c, n)
-    return Result(name, c, n, errors, seconds, lat)
+        errors, seconds, lat, cpu = await _drive(send, c, n)
+    return Result(name, c, n, errors, seconds, lat, cpu)
 
 
 async def _run_aiohttp(url: str, c: int, n: int) -> Result:
@@ -109,8 +110,8 @@ async def _run_aiohttp(url: str, c: int, n: int) -> Result:
                 await r.json()
 
         await _drive(send, c, c)
-        errors, seconds, lat = await _drive(send, c, n)
-    return Result("raw aiohttp", c, n, errors, seconds, lat)
+        errors, seconds, lat, cpu = await _drive(send, c, n)
+    return Result("raw aiohttp", c, n, errors, seconds, lat, cpu)
 
 
 async def run_all(base: str, concurrencies: list[int], total: int) -> list[Result]:
@@ -131,7 +132,7 @@ async def run_all(base: str, concurrencies: list[int], total: int) -> list[Resul
 def render(results: list[Result], latency: float) -> str:
     """A fixed-width table of the results with the ideal C / latency."""
     head = f"{'stack':<38}{'C':>5}{'reqs':>6}{'err':>5}{'secs':>8}{'req/s':>9}{'ideal':>8}{'%ideal':>8}"
-    head += f"{'p50 ms':>9}{'p99 ms':>9}"
+    head += f"{'p50 ms':>9}{'p99 ms':>9}{'cpu ms/req':>12}"
     lines = [head, "-" * len(head)]
     for r in results:
         ideal = r.concurrency / latency
@@ -140,7 +141,7 @@ def render(results: list[Result], latency: float) -> str:
         p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
         lines.append(
             f"{r.stack:<38}{r.concurrency:>5}{r.requests:>6}{r.errors:>5}{r.seconds:>8.2f}{r.rps:>9.0f}"
-            f"{ideal:>8.0f}{100 * r.rps / ideal:>7.0f}%{p50:>9.0f}{p99:>9.0f}"
+            f"{ideal:>8.0f}{100 * r.rps / ideal:>7.0f}%{p50:>9.0f}{p99:>9.0f}{1000 * r.cpu_s / r.requests:>12.2f}"
         )
     return "\n".join(lines)
 
