@@ -32,9 +32,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
     import uvicorn
 
     from app.main import create_app
+    from app.runner.deps import freeze_startup_heap
     from app.security.serving import head_timeout_protocol
 
     settings = Settings()
+    freeze_startup_heap()
     # Slow clients: a trickled head is cut by the protocol, a trickled body by BodyLimitMiddleware (408).
     uvicorn.run(
         create_app(settings),
@@ -56,6 +58,7 @@ def worker(
     import uvloop
     from arq.worker import run_worker
 
+    from app.runner.deps import freeze_startup_heap
     from app.workers.settings import worker_settings
 
     uvloop.install()  # ~20% less CPU per item at C=256 (bench/runner_e2e.py); arq runs on this loop
@@ -68,6 +71,7 @@ def worker(
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
+    freeze_startup_heap()
     run_worker(type("WorkerSettings", (), options))  # type: ignore[arg-type]
 
 
