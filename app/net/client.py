@@ -152,16 +152,41 @@ class GuardedAiohttpTransport(AiohttpTransport):
         )
 
 
-class NoCookieJar(CookieJar):
-    """Keeps no cookies: every call to a target stands alone, so a session cookie set while answering one
-    item cannot carry that conversation into the next (and the stdlib's cookie parsing costs ~10% of a call).
-    The jar httpx's maintainers suggest for this (encode/httpx#1359)."""
+class _NoCookieJar(CookieJar):
+    """A jar that stores nothing, whoever sets a cookie."""
 
     def extract_cookies(self, response: Any, request: Any) -> None:
         """Ignore Set-Cookie."""
 
     def set_cookie(self, cookie: Any) -> None:
         """Store nothing."""
+
+
+class _NoCookies(httpx.Cookies):
+    """Cookies that are never kept: httpx would otherwise parse each reply's headers through the stdlib's
+    cookie machinery (about a tenth of a target call's CPU) to fill a jar we must not use."""
+
+    def __init__(self) -> None:
+        super().__init__(_NoCookieJar())
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        """Ignore Set-Cookie."""
+
+
+class StatelessClient(httpx.AsyncClient):
+    """httpx client whose calls stand alone: a session cookie set while answering one item must not carry
+    that conversation into the next item's call (httpx's maintainers suggest an empty jar, encode/httpx#1359;
+    overriding the property also skips the parsing)."""
+
+    _no_cookies = _NoCookies()
+
+    @property  # type: ignore[override]
+    def cookies(self) -> httpx.Cookies:
+        return self._no_cookies
+
+    @cookies.setter
+    def cookies(self, cookies: Any) -> None:
+        """Nothing to set: this client keeps no cookies."""
 
 
 def make_client(
@@ -172,11 +197,10 @@ def make_client(
     transport = GuardedAiohttpTransport(
         allowlist=allowlist, max_response_bytes=max_response_bytes, limits=limits
     )
-    return httpx.AsyncClient(
+    return StatelessClient(
         transport=transport,
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
-        cookies=NoCookieJar(),
         trust_env=False,  # an environment proxy would connect to an address we never checked
         headers={"accept-encoding": "identity"},  # compressed bodies could expand past the byte cap
     )
