@@ -274,6 +274,7 @@ async def _run_items(
 
     async def finish(item: ResolvedItem, messages: list[dict[str, str]], reply: TargetReply) -> None:
         try:
+            await asyncio.sleep(0)  # let the workers this wave of replies woke send first; grade after
             try:
                 row = await item_row(grader, evaluation_id, item, messages, reply)
             except Exception as exc:  # a bug of ours costs one item (recorded as our_error), not the shard
