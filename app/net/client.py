@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import socket
+import ssl
 from collections.abc import AsyncIterator
+from functools import cache
 from http.cookiejar import CookieJar
 from typing import Any
 
@@ -52,6 +54,13 @@ def make_connector(*, allowlist: Allowlist, max_connections: int, ssl: object = 
     )
 
 
+@cache
+def _tls_context() -> ssl.SSLContext:
+    """One verifying TLS context per process (CA bundle from certifi, no environment overrides): loading the
+    bundle blocks the event loop ~20 ms, which every new target, judge or webhook client used to pay."""
+    return httpx.create_ssl_context(trust_env=False)
+
+
 class _LimitedStream(httpx.AsyncByteStream):
     """Wraps a response body and raises once more than max_bytes have arrived on the wire."""
 
@@ -85,7 +94,7 @@ class GuardedAiohttpTransport(AiohttpTransport):
     KNOWN_SAFE_MAX = 256  # distinct URLs remembered as checked (a target or judge has one)
 
     def __init__(self, *, allowlist: Allowlist, max_response_bytes: int, limits: httpx.Limits) -> None:
-        super().__init__(limits=limits, trust_env=False)
+        super().__init__(verify=_tls_context(), limits=limits, trust_env=False)
         self._allowlist = allowlist
         self._max_response_bytes = max_response_bytes
         self._known_safe: set[str] = set()

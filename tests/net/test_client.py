@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
+import ipaddress
+import ssl
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import aiohttp
 import httpx
 import pytest
 from aiohttp import web
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from app.net.client import CheckedResolver, ResponseTooLargeError, make_client, make_connector, read_limited
 from app.net.ssrf import Allowlist, UnsafeURLError
@@ -258,3 +266,51 @@ async def test_timeout_setting_bounds_a_hanging_endpoint() -> None:
             with pytest.raises(httpx.TimeoutException):
                 await client.post(f"{base}/v1/chat/completions", json={"model": "m", "messages": []})
             assert asyncio.get_running_loop().time() - started < 2
+
+
+def _self_signed(tmp: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 signed by nobody a client trusts."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=1))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp / "cert.pem", tmp / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return cert_path, key_path
+
+
+async def test_https_target_with_an_untrusted_certificate_is_refused(tmp_path: Path) -> None:
+    """Every client shares one TLS context; it must verify, so a forged endpoint never gets the API key."""
+    hits: Counter[str] = Counter()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(*_self_signed(tmp_path))
+    runner = web.AppRunner(_app(hits))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
+    await site.start()
+    port = int(runner.addresses[0][1])
+    try:
+        for _ in range(2):  # the second client reuses the process's context
+            async with _client(LOOPBACK) as client:
+                with pytest.raises(httpx.HTTPError, match="(?i)certificate"):
+                    await client.post(f"https://127.0.0.1:{port}/echo", content=b"{}")
+    finally:
+        await runner.cleanup()
+    assert hits["/echo"] == 0
