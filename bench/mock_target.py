@@ -8,7 +8,8 @@ Endpoints:
     POST /v1/chat/completions  an OpenAI-shaped reply after `latency` (+ uniform `jitter`) seconds, or a fault
     GET  /v1/models            the one model name the server answers as
     GET  /health               "ok" at once (readiness probe)
-    GET  /stats                JSON counts of requests and of each outcome served
+    GET  /stats                JSON counts of requests and of each outcome served, and `max_in_flight`:
+                               the most chat requests it was serving at once
     POST /stats/reset          zero the counts
 
 Each chat request draws one outcome with the configured probabilities (seeded, so runs repeat):
@@ -66,7 +67,15 @@ class MockConfig:
             raise ValueError("latency and jitter must be >= 0")
 
 
+@dataclass
+class InFlight:
+    """Chat requests being served now (reported only as its peak, `max_in_flight` in /stats)."""
+
+    now: int = 0
+
+
 STATS_KEY = web.AppKey("stats", Counter)
+IN_FLIGHT_KEY = web.AppKey("in_flight", InFlight)
 CONFIG_KEY = web.AppKey("config", MockConfig)
 RNG_KEY = web.AppKey("rng", random.Random)
 
@@ -119,7 +128,18 @@ def _error(status: int, message: str, kind: str, headers: dict[str, str] | None 
 
 
 async def chat_completions(request: web.Request) -> web.StreamResponse:
-    """Serve one chat request: wait the latency, then answer with the drawn outcome."""
+    """Serve one chat request, counting it in flight until it is answered (how a target sees concurrency)."""
+    flight, stats = request.app[IN_FLIGHT_KEY], request.app[STATS_KEY]
+    flight.now += 1
+    stats["max_in_flight"] = max(stats["max_in_flight"], flight.now)
+    try:
+        return await _serve_chat(request)
+    finally:
+        flight.now -= 1
+
+
+async def _serve_chat(request: web.Request) -> web.StreamResponse:
+    """Wait the latency, then answer with the drawn outcome."""
     config = request.app[CONFIG_KEY]
     rng = request.app[RNG_KEY]
     stats = request.app[STATS_KEY]
@@ -181,6 +201,7 @@ def create_app(config: MockConfig | None = None) -> web.Application:
     app[CONFIG_KEY] = config
     app[RNG_KEY] = random.Random(config.seed)
     app[STATS_KEY] = Counter()
+    app[IN_FLIGHT_KEY] = InFlight()
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_get("/v1/models", models)
     app.router.add_get("/health", health)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -25,7 +26,15 @@ async def test_ok_reply_is_openai_shaped() -> None:
     assert response.status_code == 200 and body["object"] == "chat.completion" and body["model"] == "m1"
     assert body["choices"][0]["message"]["role"] == "assistant" and body["choices"][0]["message"]["content"]
     assert body["usage"]["prompt_tokens"] == 2
-    assert stats == {"requests": 1, "ok": 1}
+    assert stats == {"requests": 1, "ok": 1, "max_in_flight": 1}
+
+
+async def test_stats_report_the_most_requests_served_at_once() -> None:
+    async with running_mock(MockConfig(latency=0.2)) as base, httpx.AsyncClient(base_url=base) as client:
+        await asyncio.gather(*(client.post("/v1/chat/completions", json=CHAT) for _ in range(5)))
+        await client.post("/v1/chat/completions", json=CHAT)  # alone: the peak stays
+        stats = (await client.get("/stats")).json()
+    assert stats["requests"] == 6 and stats["max_in_flight"] == 5
 
 
 async def test_429_carries_retry_after() -> None:
