@@ -1,0 +1,245 @@
+"""Per-target limits shared by every worker process through Redis (scale-out mode).
+
+The concurrency cap is a Redis semaphore: a sorted set of holder tokens scored by when they lapse. A process
+renews its holders every lease/3 while their attempts run, so a live holder never lapses however slow the
+target, and a SIGKILLed process's slots come back within one lease (`shard_lease_s`, the same promise as its
+shards). Per-minute budgets are GCRA in Redis: the leaky bucket of the local aiolimiter (capacity one minute's
+allowance, refilled continuously), shared, so the whole service paces a target as one process would. Times
+come from Redis's clock (`TIME` inside the scripts, Redis 5 or later), the one clock all machines agree on.
+
+If Redis cannot be reached, an attempt fails as a retryable `our_error` before anything is sent: the retry
+loop backs off and tries again, and an outage longer than the retry budget costs the item, never the shard.
+A limit is never exceeded because the guard went missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import socket
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from app.targets.base import CallFailed
+from app.targets.limits import TargetGate
+
+# KEYS[1] holders (token -> lapse time, ms); ARGV limit, token, lease ms. 1 if the token now holds a slot.
+HOLD_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  return 0
+end
+local lease = tonumber(ARGV[3])
+redis.call('ZADD', KEYS[1], now + lease, ARGV[2])
+if redis.call('PTTL', KEYS[1]) < lease then
+  redis.call('PEXPIRE', KEYS[1], lease)
+end
+return 1
+"""
+
+# KEYS[1] holders; ARGV lease ms, then the tokens still held. XX: a token released meanwhile stays released.
+RENEW_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lease = tonumber(ARGV[1])
+for i = 2, #ARGV do
+  redis.call('ZADD', KEYS[1], 'XX', now + lease, ARGV[i])
+end
+if redis.call('PTTL', KEYS[1]) < lease then
+  redis.call('PEXPIRE', KEYS[1], lease)
+end
+return 0
+"""
+
+# KEYS[1] theoretical arrival time (ms); ARGV amount per period, period ms, cost. 0 if granted, else the ms
+# to wait. The bucket holds one period's amount, like aiolimiter.AsyncLimiter(amount, period).
+GCRA_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local amount, period, cost = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tat = tonumber(redis.call('GET', KEYS[1])) or now
+if tat < now then tat = now end
+local new_tat = tat + cost * period / amount
+local wait = new_tat - period - now
+if wait > 0 then
+  return math.ceil(wait)
+end
+redis.call('SET', KEYS[1], string.format('%.3f', new_tat), 'PX', math.ceil(new_tat - now) + 1)
+return 0
+"""
+
+FIRST_POLL_S = 0.002
+LAST_POLL_S = 0.05
+PERIOD_MS = 60_000
+REDIS_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+_PROCESS = f"{socket.gethostname()}:{os.getpid()}"  # in tokens, so an operator can see who holds a slot
+
+
+@dataclass(frozen=True)
+class TargetKeys:
+    slots: str
+    requests: str
+    tokens: str
+
+
+class RedisLimits:
+    """One process's handle on the shared limits: a Redis client, the scripts registered on it, a namespace."""
+
+    def __init__(self, redis: Redis, namespace: str) -> None:
+        self.redis = redis
+        self.namespace = namespace
+        self._hold = redis.register_script(HOLD_LUA)
+        self._renew = redis.register_script(RENEW_LUA)
+        self._gcra = redis.register_script(GCRA_LUA)
+        self._background: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    def from_url(cls, url: str, namespace: str) -> RedisLimits:
+        """A client that fails within seconds when Redis is gone, instead of hanging an attempt forever."""
+        return cls(Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0), namespace)
+
+    def keys(self, target_id: str) -> TargetKeys:
+        """The keys of one target, under the deployment's queue name so deployments never share limits."""
+        base = f"{self.namespace}:limits:{target_id}"
+        return TargetKeys(slots=f"{base}:slots", requests=f"{base}:rpm", tokens=f"{base}:tpm")
+
+    async def try_hold(self, key: str, token: str, limit: int, lease_ms: int) -> bool:
+        """Take one of `limit` slots for `token` if one is free (lapsed holders are dropped first)."""
+        return bool(await self._hold(keys=[key], args=[limit, token, lease_ms]))
+
+    async def renew(self, key: str, tokens: list[str], lease_ms: int) -> None:
+        await self._renew(keys=[key], args=[lease_ms, *tokens])
+
+    async def release(self, key: str, token: str) -> None:
+        await self.redis.zrem(key, token)
+
+    def release_soon(self, key: str, token: str) -> None:
+        """Release from a task of its own, for a caller being cancelled (it may not await again)."""
+        task = asyncio.ensure_future(self._release_quietly(key, token))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _release_quietly(self, key: str, token: str) -> None:
+        with contextlib.suppress(*REDIS_ERRORS):  # unreleased, the token lapses after its lease
+            await self.release(key, token)
+
+    async def take(self, key: str, amount: int, cost: float) -> float:
+        """Spend `cost` of a per-minute budget of `amount`; 0 if granted, else seconds until it could be."""
+        wait_ms = await self._gcra(keys=[key], args=[amount, PERIOD_MS, cost])
+        return int(wait_ms) / 1000
+
+    async def aclose(self) -> None:
+        for task in list(self._background):
+            with contextlib.suppress(Exception):
+                await task
+        await self.redis.aclose()
+
+
+def unreachable(exc: BaseException) -> CallFailed:
+    """Redis trouble as a failed attempt: retryable, and ours, since the target was never called."""
+    return CallFailed("our_error", f"shared limits unavailable: {type(exc).__name__}: {exc}", retryable=True)
+
+
+class SharedTargetGate(TargetGate):
+    """A TargetGate whose cap and budgets hold across processes; the local AIMD window stays in front.
+
+    The window is per process and reacts to this process's 429s; a caller asks Redis only once it has a window
+    place, so one process never asks for more slots than its own window.
+    """
+
+    def __init__(
+        self,
+        limits: RedisLimits,
+        target_id: str,
+        max_concurrency: int,
+        requests_per_minute: int | None = None,
+        tokens_per_minute: int | None = None,
+        *,
+        lease_s: float,
+    ) -> None:
+        super().__init__(max_concurrency)  # the window only: the per-minute budgets live in Redis
+        self._limits = limits
+        self._keys = limits.keys(target_id)
+        self._slots = max(1, max_concurrency)
+        self._requests_pm = requests_per_minute or 0
+        self._tokens_pm = tokens_per_minute or 0
+        self._lease_s = lease_s
+        self._lease_ms = max(1, int(lease_s * 1000))
+        self._held: set[str] = set()
+        self._renewer: asyncio.Task[None] | None = None
+
+    @asynccontextmanager
+    async def slot(self, estimated_tokens: int = 0) -> AsyncIterator[None]:
+        """Hold one slot for one attempt, after the shared budgets allow it."""
+        try:
+            if self._requests_pm:
+                await self._spend(self._keys.requests, self._requests_pm, 1)
+            if self._tokens_pm and estimated_tokens > 0:
+                await self._spend(self._keys.tokens, self._tokens_pm, min(estimated_tokens, self._tokens_pm))
+        except REDIS_ERRORS as exc:
+            raise unreachable(exc) from exc
+        await self.window.acquire()
+        try:
+            token = await self._hold()
+        except BaseException:
+            self.window.release()
+            raise
+        self._held.add(token)
+        if self._renewer is None or self._renewer.done():
+            self._renewer = asyncio.create_task(self._renew_while_held())
+        try:
+            yield
+        finally:
+            self._held.discard(token)
+            self.window.release()
+            await self._let_go(token)
+
+    async def _spend(self, key: str, amount: int, cost: float) -> None:
+        while wait := await self._limits.take(key, amount, cost):
+            await asyncio.sleep(wait + random.uniform(0, FIRST_POLL_S * 5))  # jitter: waiters wake apart
+
+    async def _hold(self) -> str:
+        """Poll for a slot, backing off from a few ms to LAST_POLL_S with jitter.
+
+        Why polling: a freed slot can come from a release or from a dead holder's lapse, which sends no signal;
+        a poll sees both without a second notification key. At most `window.limit` callers per process poll,
+        each at most once per LAST_POLL_S, and the small sleeps keep the added latency to a few ms.
+        """
+        token = f"{_PROCESS}:{uuid.uuid4().hex}"
+        delay = FIRST_POLL_S
+        try:
+            while not await self._limits.try_hold(self._keys.slots, token, self._slots, self._lease_ms):
+                await asyncio.sleep(random.uniform(delay / 2, delay))
+                delay = min(delay * 2, LAST_POLL_S)
+        except REDIS_ERRORS as exc:
+            raise unreachable(exc) from exc
+        except asyncio.CancelledError:
+            self._limits.release_soon(self._keys.slots, token)  # the script may have run before we left
+            raise
+        return token
+
+    async def _renew_while_held(self) -> None:
+        """Keep this process's holders from lapsing, three renewals a lease; ends when none is held."""
+        while self._held:
+            await asyncio.sleep(self._lease_s / 3)
+            if self._held:
+                with contextlib.suppress(*REDIS_ERRORS):  # the next try, or the lease, settles it
+                    await self._limits.renew(self._keys.slots, sorted(self._held), self._lease_ms)
+
+    async def _let_go(self, token: str) -> None:
+        try:
+            await self._limits.release(self._keys.slots, token)
+        except REDIS_ERRORS:
+            pass  # unreleased, the slot lapses after its lease
+        except asyncio.CancelledError:
+            self._limits.release_soon(self._keys.slots, token)
+            raise

@@ -1,0 +1,243 @@
+"""Shared limits on a real Redis: gates in different processes (here: different clients) keep one cap and budget."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import textwrap
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import httpx
+import pytest
+import respx
+
+from app.targets.base import CallFailed, TargetConfig
+from app.targets.factory import make_adapter
+from app.targets.retry import RetryPolicy
+from app.targets.shared_limits import RedisLimits, SharedTargetGate
+from bench.ports import free_port
+
+pytestmark = pytest.mark.redis
+
+ROOT = Path(__file__).resolve().parents[2]
+Connect = Callable[..., RedisLimits]
+
+
+@pytest.fixture
+def namespace() -> str:
+    return f"helmbench:test:{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+async def connect(redis_url: str, namespace: str) -> AsyncIterator[Connect]:
+    """A fresh client per call, as each worker process holds its own; all closed after the test."""
+    made: list[RedisLimits] = []
+
+    def make(url: str = redis_url, ns: str = namespace) -> RedisLimits:
+        made.append(RedisLimits.from_url(url, ns))
+        return made[-1]
+
+    yield make
+    for limits in made:
+        await limits.aclose()
+
+
+async def _saturate(gates: list[SharedTargetGate], calls: int, hold_s: float) -> int:
+    """Run `calls` attempts spread over the gates; returns the most that held a slot at once."""
+    holding = peak = 0
+
+    async def call(gate: SharedTargetGate) -> None:
+        nonlocal holding, peak
+        async with gate.slot():
+            holding += 1
+            peak = max(peak, holding)
+            await asyncio.sleep(hold_s)
+            holding -= 1
+
+    await asyncio.gather(*(call(gates[i % len(gates)]) for i in range(calls)))
+    return peak
+
+
+async def _granted_within(gates: list[SharedTargetGate], seconds: float, estimated_tokens: int = 0) -> int:
+    """How many attempts the gates let through together in `seconds`, four callers per gate."""
+    granted = 0
+
+    async def keep_calling(gate: SharedTargetGate) -> None:
+        nonlocal granted
+        while True:
+            async with gate.slot(estimated_tokens):
+                granted += 1
+
+    tasks = [asyncio.create_task(keep_calling(g)) for g in gates for _ in range(4)]
+    await asyncio.sleep(seconds)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return granted
+
+
+async def test_gates_of_two_processes_never_exceed_max_concurrency_together(connect: Connect) -> None:
+    gates = [SharedTargetGate(connect(), "t1", 3, lease_s=10) for _ in range(2)]
+    assert await _saturate(gates, calls=40, hold_s=0.02) == 3  # each gate alone would let 3 through
+
+
+async def test_requests_per_minute_is_one_budget_across_processes(connect: Connect) -> None:
+    gates = [SharedTargetGate(connect(), "t1", 8, requests_per_minute=30, lease_s=10) for _ in range(2)]
+    # One minute's 30 at once, then one every 2 s: a second more adds at most one (60 if not shared).
+    assert 30 <= await _granted_within(gates, 1.0) <= 31
+
+
+async def test_tokens_per_minute_is_shared_and_counts_the_estimate(connect: Connect) -> None:
+    gates = [SharedTargetGate(connect(), "t1", 8, tokens_per_minute=1000, lease_s=10) for _ in range(2)]
+    assert await _granted_within(gates, 0.5, estimated_tokens=300) == 3  # the 4th waits ~12 s for 200 tokens
+
+
+async def test_slot_held_by_a_killed_process_comes_back_after_its_lease(
+    connect: Connect, redis_url: str, namespace: str
+) -> None:
+    holder = textwrap.dedent(f"""
+        import asyncio
+        from app.targets.shared_limits import RedisLimits, SharedTargetGate
+
+        async def main() -> None:
+            gate = SharedTargetGate(
+                RedisLimits.from_url({redis_url!r}, {namespace!r}), "t1", 2, lease_s=2
+            )
+            async with gate.slot():
+                print("holding", flush=True)
+                await asyncio.sleep(60)
+
+        asyncio.run(main())
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", holder], cwd=ROOT, stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"holding\n"
+    finally:
+        proc.kill()  # SIGKILL: no release, no cleanup
+        proc.wait(10)
+    live = SharedTargetGate(connect(), "t1", 2, lease_s=30)
+    async with live.slot():  # the other slot, held throughout: the set of holders stays alive
+        gate = SharedTargetGate(connect(), "t1", 2, lease_s=10)
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.5), gate.slot():
+                pass  # the dead holder still counts until its lease (2 s) runs out
+        async with asyncio.timeout(10), gate.slot():
+            pass
+
+
+async def test_targets_and_deployments_do_not_share_limits(connect: Connect) -> None:
+    def gate(target_id: str, limits: RedisLimits) -> SharedTargetGate:
+        return SharedTargetGate(limits, target_id, 1, requests_per_minute=1, lease_s=10)
+
+    here, other_deployment = connect(), connect(ns=f"helmbench:test:{uuid.uuid4().hex[:8]}")
+    async with gate("t1", here).slot():  # t1's only slot, and its only request this minute
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.3), gate("t1", connect()).slot():
+                pass  # same target, same deployment: it waits
+        for other in (gate("t2", here), gate("t1", other_deployment)):
+            async with asyncio.timeout(2), other.slot():
+                pass
+
+
+async def test_cancelled_waiter_leaves_no_slot_behind(connect: Connect) -> None:
+    gate = SharedTargetGate(connect(), "t1", 1, lease_s=30)  # a leaked slot would block for 30 s
+    async with gate.slot():
+        waiter = asyncio.create_task(SharedTargetGate(connect(), "t1", 1, lease_s=30).slot().__aenter__())
+        await asyncio.sleep(0.1)
+        waiter.cancel()
+        await asyncio.gather(waiter, return_exceptions=True)
+    async with asyncio.timeout(2), gate.slot():
+        assert gate.window.in_flight == 1
+
+
+async def test_a_slow_attempt_keeps_its_slot_past_the_lease(connect: Connect) -> None:
+    gate = SharedTargetGate(connect(), "t1", 1, lease_s=0.6)
+    other = SharedTargetGate(connect(), "t1", 1, lease_s=0.6)
+    async with gate.slot():  # renewed while held: the target still has this call in flight
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(2), other.slot():
+                pass
+    async with asyncio.timeout(1), other.slot():  # released at once when the attempt ends
+        pass
+
+
+@respx.mock
+async def test_unreachable_redis_fails_the_item_as_our_error_without_calling_the_target(
+    connect: Connect, client: httpx.AsyncClient, fast_policy: RetryPolicy
+) -> None:
+    route = respx.post("https://api.example.com/v1/chat/completions").mock(
+        return_value=httpx.Response(200, json={"choices": [{"message": {"content": "ok"}}]})
+    )
+    gate = SharedTargetGate(connect(f"redis://127.0.0.1:{free_port()}/0"), "t1", 4, lease_s=10)
+    config = TargetConfig(kind="openai_chat", base_url="https://api.example.com/v1", model="m")
+    reply = await make_adapter(client, config, fast_policy, 10_000, gate).complete(
+        [{"role": "user", "content": "hi"}]
+    )
+    assert reply.error_class == "our_error" and "shared limits unavailable" in (reply.error or "")
+    assert reply.attempts == fast_policy.max_retries + 1  # retryable: the loop tried again
+    assert route.call_count == 0 and gate.window.in_flight == 0
+
+
+class Cuttable:
+    """A TCP forwarder in front of Redis that the test can cut and restore, like a partition or a restart."""
+
+    def __init__(self, redis_url: str) -> None:
+        url = httpx.URL(redis_url)
+        self.upstream = (url.host, url.port or 6379)
+        self.db = url.path
+        self.port = free_port()
+        self._server: asyncio.Server | None = None
+        self._writers: list[asyncio.StreamWriter] = []
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}{self.db}"
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._forward, "127.0.0.1", self.port)
+
+    async def cut(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        for writer in self._writers:
+            writer.close()
+        self._writers.clear()
+        await self._server.wait_closed()
+
+    async def _forward(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self.upstream)
+        self._writers += [writer, up_writer]
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except ConnectionError:
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+
+async def test_redis_lost_mid_run_fails_attempts_as_our_error_and_recovers(
+    connect: Connect, redis_url: str
+) -> None:
+    proxy = Cuttable(redis_url)
+    await proxy.start()
+    gate = SharedTargetGate(connect(proxy.url), "t1", 1, lease_s=1)
+    async with gate.slot():
+        await proxy.cut()  # Redis goes away while the attempt runs; leaving the slot must not raise
+    with pytest.raises(CallFailed) as failed:
+        async with gate.slot():
+            pytest.fail("no slot may be granted without Redis")
+    assert failed.value.error_class == "our_error" and failed.value.retryable
+    assert gate.window.in_flight == 0
+    await proxy.start()
+    async with asyncio.timeout(10), gate.slot():  # back, once the unreleased slot's TTL has run out
+        pass
+    await proxy.cut()
