@@ -52,7 +52,8 @@ class Settings(BaseSettings):
         ge=2,
         le=600,
         description="A worker renews its hold on a running "
-        "shard this often x3; if it dies, another worker resumes the shard after this.",
+        "shard (and on its target slots) this often x3; if it dies, another worker resumes the shard "
+        "(and its slots come back) after this.",
     )
     worker_metrics_port: int | None = Field(
         default=None, ge=1, le=65535, description="Serve a worker's Prometheus metrics on this port."

@@ -2,8 +2,9 @@
 
 Why shared: per-target concurrency and per-minute budgets are promises to the team; two shards of one
 evaluation (or two evaluations of one target) in the same worker must not each take the full allowance.
-Across worker processes each holds its own gate, so with W workers a target sees at most W times its
-limit; size `max_concurrency` (or the worker count) for that, or keep one worker per target host.
+In scale-out mode (`redis_url` set) the gate keeps its cap and budgets in Redis, so all worker processes
+together stay within them (app/targets/shared_limits.py); one Redis client per process serves every target.
+Embedded, the gate is local: the one process is the whole service.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from app.targets.base import TargetAdapter, TargetConfig
 from app.targets.factory import make_adapter
 from app.targets.limits import TargetGate
 from app.targets.retry import RetryPolicy
+from app.targets.shared_limits import RedisLimits, SharedTargetGate
 
 LINGER_S = 30.0
 
@@ -40,6 +42,15 @@ class TargetSessions:
     """Reference-counted sessions keyed by target id and its config; the last shard out closes the client."""
 
     sessions: dict[tuple[str, str], TargetSession] = field(default_factory=dict)
+    shared: RedisLimits | None = None
+
+    def _shared_limits(self, settings: Settings) -> RedisLimits | None:
+        """The process's handle on the shared limits, made on first use; None when embedded."""
+        if settings.redis_url is None:
+            return None
+        if self.shared is None:
+            self.shared = RedisLimits.from_url(settings.redis_url, settings.queue_name)
+        return self.shared
 
     @asynccontextmanager
     async def use(
@@ -48,7 +59,8 @@ class TargetSessions:
         key = (target_id, repr(config))  # a target edited mid-run gets a fresh session
         session = self.sessions.get(key)
         if session is None:
-            session = self.sessions[key] = open_session(config, settings)
+            limits = self._shared_limits(settings)
+            session = self.sessions[key] = open_session(target_id, config, settings, limits)
         if session.closer is not None:
             session.closer.cancel()
             session.closer = None
@@ -71,23 +83,42 @@ class TargetSessions:
             await session.client.aclose()
 
     async def aclose(self) -> None:
-        """Close every client (process shutdown)."""
+        """Close every client and the Redis one (process shutdown)."""
         sessions, self.sessions = self.sessions, {}
         for session in sessions.values():
             if session.closer is not None:
                 session.closer.cancel()
             await session.client.aclose()
+        shared, self.shared = self.shared, None
+        if shared is not None:
+            await shared.aclose()
 
 
-def open_session(config: TargetConfig, settings: Settings) -> TargetSession:
-    """A guarded client with a pool the size of the target's concurrency, its gate, and its adapter."""
+def open_session(
+    target_id: str, config: TargetConfig, settings: Settings, limits: RedisLimits | None = None
+) -> TargetSession:
+    """A guarded client with a pool the size of the target's concurrency, its gate, and its adapter.
+
+    With `limits` the gate is shared through Redis under the target's id; without, it is this process's own.
+    """
     client = make_client(
         max_connections=config.max_concurrency,
         timeout=config.timeout_s,
         allowlist=Allowlist.parse(settings.target_allowlist),
         max_response_bytes=settings.max_reply_bytes,
     )
-    gate = TargetGate(config.max_concurrency, config.requests_per_minute, config.tokens_per_minute)
+    gate = (
+        TargetGate(config.max_concurrency, config.requests_per_minute, config.tokens_per_minute)
+        if limits is None
+        else SharedTargetGate(
+            limits,
+            target_id,
+            config.max_concurrency,
+            config.requests_per_minute,
+            config.tokens_per_minute,
+            lease_s=settings.shard_lease_s,
+        )
+    )
     policy = RetryPolicy(max_retries=settings.max_retries, budget_s=settings.retry_budget_s)
     adapter = make_adapter(client, config, policy, settings.max_reply_bytes, gate)
     return TargetSession(client=client, gate=gate, adapter=adapter)
