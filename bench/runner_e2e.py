@@ -2,6 +2,7 @@
 
     python -m bench.runner_e2e --concurrency 64 --repeats 1            # 3,000 items, L = 200 ms
     python -m bench.runner_e2e --concurrency 256 --faults               # with the fault mix of issue 6
+    python -m bench.runner_e2e --redis-url redis://127.0.0.1:6379/15    # limits shared through Redis
 
 The mock runs in its own process. Prints one JSON line: items/s, ideal items/s (C / L), peak RSS of this
 process, and what the database holds (rows, distinct keys, answered, errors by class).
@@ -46,6 +47,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--timeout", type=float, default=2.0, help="per-call timeout when --faults")
     p.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
     p.add_argument("--mock-url", default=None, help="use a running mock instead of starting one")
+    p.add_argument(
+        "--redis-url", default=None, help="scale-out mode: the target's limits are kept in this Redis"
+    )
     return p.parse_args(argv)
 
 
@@ -94,6 +98,7 @@ async def _run(args: argparse.Namespace, base_url: str, var_dir: Path) -> dict[s
     settings = Settings(
         var_dir=var_dir,
         database_url=args.database_url,
+        redis_url=args.redis_url,
         target_allowlist="127.0.0.0/8",
         shard_size=args.shard_size,
         worker_max_jobs=args.max_jobs,
