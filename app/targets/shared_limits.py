@@ -200,8 +200,10 @@ class SharedTargetGate(TargetGate):
             yield
         finally:
             self._held.discard(token)
-            self.window.release()
-            await self._let_go(token)
+            try:
+                await self._let_go(token)
+            finally:
+                self.window.release()  # after the slot is back: the caller it wakes finds it free
 
     async def _spend(self, key: str, amount: int, cost: float) -> None:
         while wait := await self._limits.take(key, amount, cost):
