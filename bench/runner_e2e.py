@@ -25,6 +25,7 @@ import uvloop
 from app.config import Settings
 from app.observability.logging import configure_logging
 from app.runner import shard as shard_module
+from app.runner.deps import freeze_startup_heap
 from bench.harness import create_evaluation, make_deps, run_evaluation, written
 from bench.mockproc import mock_process
 from bench.synthetic import synthetic_library
@@ -144,6 +145,7 @@ def main(argv: list[str] | None = None) -> None:
     configure_logging("error")
     mock = dict(FAULTS, timeout_seconds=args.timeout * 3) if args.faults else {}
     uvloop.install()  # as `helmbench worker` runs
+    freeze_startup_heap()  # likewise, once imports are done
     with tempfile.TemporaryDirectory(prefix="helmbench-bench-") as tmp:
         if args.mock_url:
             out = asyncio.run(_run(args, args.mock_url, Path(tmp)))

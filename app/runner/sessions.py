@@ -70,8 +70,8 @@ class TargetSessions:
         finally:
             session.users -= 1
             if session.users == 0:
-                # Linger: the next shard of the same evaluation usually starts a moment later; a new client
-                # costs a TLS context load (~0.2 s of blocked loop) plus a fresh pool of connections.
+                # Linger: the next shard of the same evaluation usually starts a moment later, and a new
+                # client would open a fresh pool: a TCP (often TLS) handshake per connection.
                 session.closer = asyncio.get_running_loop().call_later(
                     LINGER_S, lambda: asyncio.ensure_future(self._close_idle(key))
                 )
