@@ -3,6 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 
 # Tests that need Redis or PostgreSQL read HELMBENCH_TEST_REDIS_URL / HELMBENCH_TEST_POSTGRES_URL and skip without
 # them; .ci/run sets both and HELMBENCH_REQUIRE_SERVICES=1, which turns such a skip into a failure.
@@ -17,6 +18,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# `make bench` also installs the peer it compares with (inspect-ai); `make test` and `make run` never need it.
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
+
 run: install
 	HELMBENCH_TARGET_ALLOWLIST=$${HELMBENCH_TARGET_ALLOWLIST-127.0.0.0/8,::1,localhost} $(BIN)/helmbench serve --host 127.0.0.1 --port 8000
 
@@ -29,7 +35,7 @@ lint: install
 	$(BIN)/ruff check app tests bench migrations
 	$(BIN)/ruff format --check app tests bench migrations
 
-bench: install
+bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench.run_all
 
 clean:

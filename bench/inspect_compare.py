@@ -2,7 +2,7 @@
 
     python -m bench.inspect_compare --concurrency 64 --items 3000 --mock-url http://127.0.0.1:PORT
 
-inspect-ai is not a project dependency: `pip install inspect-ai openai` into the venv to include it.
+inspect-ai is the `bench` extra (pinned 0.3.285), installed by `make bench`; without it the row says why.
 Its scorer here is a trivial `includes()`, lighter than our grading; its log goes to a temp dir.
 Prints one JSON line (or {"skipped": reason}).
 """
@@ -23,7 +23,7 @@ def run(base_url: str, items: int, concurrency: int) -> dict[str, object]:
         from inspect_ai.scorer import includes
         from inspect_ai.solver import generate, system_message
     except ImportError as exc:
-        return {"skipped": f"inspect-ai is not installed ({exc.name}); pip install inspect-ai openai"}
+        return {"skipped": f"inspect-ai is not installed ({exc.name}); make bench installs it (the bench extra)"}
     # openai-api/<service>/<model>: inspect's generic OpenAI-compatible provider (chat completions)
     os.environ.update(MOCK_API_KEY="mock-key", MOCK_BASE_URL=base_url + "/v1")
     samples = [
