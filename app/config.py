@@ -41,7 +41,10 @@ class Settings(BaseSettings):
 
     shard_size: int = Field(default=500, ge=1, description="Items per queued job; shards run on any worker.")
     job_timeout_s: int = Field(
-        default=3600, ge=5, description="arq job timeout; a killed worker's shard resumes after it."
+        default=3600,
+        ge=5,
+        description="Longest a shard job may run before arq stops it (a killed worker's shard resumes "
+        "within HELMBENCH_SHARD_LEASE_S, not this).",
     )
     worker_max_jobs: int = Field(default=4, ge=1, description="Shards one worker process runs at once.")
     max_repeats: int = Field(default=10, ge=1, description="Largest `repeats` an evaluation may ask for.")
