@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 
 from bench.ports import free_port, wait_http
 from tests.e2e.conftest import HELMBENCH, poll_until_done, running
+from tests.worker_processes import shards_finished
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 
@@ -56,9 +56,5 @@ def test_quick_suite_through_arq_workers_on_postgres(
             (evaluation["id"],),
         ).fetchone()
     assert rows == keys == total
-    shards_run = set()
-    for log in ("worker1.log", "worker2.log"):
-        for line in (tmp_path / log).read_text().splitlines():
-            if line.startswith("{") and json.loads(line).get("event") == "shard finished":
-                shards_run.add(json.loads(line)["shard"])
+    shards_run = shards_finished(tmp_path / "worker1.log") | shards_finished(tmp_path / "worker2.log")
     assert shards_run == set(range(-(-total // 40)))  # every shard ran on a worker, none in the API

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -18,15 +16,21 @@ from sqlmodel import Session, select
 from app.benchmark.loader import load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
-from app.queue.arq_queue import ArqQueue
-from app.store.models import Evaluation, EvaluationItem
+from app.store.models import EvaluationItem
 from bench.harness import create_evaluation, make_deps, written
 from bench.mockproc import mock_process
 from bench.synthetic import synthetic_library, write_library
+from tests.worker_processes import (
+    enqueue_shards,
+    evaluation_status,
+    start_worker,
+    stop_workers,
+    wait_until,
+    worker_env,
+)
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.timeout(240)]
 
-HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
 LEASE_S = 3.0
 
 
@@ -40,30 +44,6 @@ def _count(settings: Settings, evaluation_id: str) -> int:
             return int(session.exec(select(func.count()).select_from(EvaluationItem).where(where)).one())
     finally:
         engine.dispose()
-
-
-def _status(settings: Settings, evaluation_id: str) -> str:
-    from app.store.db import make_engine
-
-    engine = make_engine(settings)
-    try:
-        with Session(engine) as session:
-            return session.exec(select(Evaluation.status).where(Evaluation.id == evaluation_id)).one()
-    finally:
-        engine.dispose()
-
-
-def _start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("ab") as out:
-        return subprocess.Popen([HELMBENCH, "worker"], env=env, stdout=out, stderr=subprocess.STDOUT)
-
-
-def _wait(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
 
 
 def test_sigkilled_worker_is_resumed_by_others_each_item_once(
@@ -90,48 +70,31 @@ def test_sigkilled_worker_is_resumed_by_others_each_item_once(
         evaluation = create_evaluation(deps, base_url=base_url + "/v1", concurrency=4)
         assert evaluation.total == 300 and evaluation.shards == 6
 
-        async def enqueue() -> int:
-            queue = await ArqQueue.connect(redis_url, queue_name)
-            try:
-                return await queue.enqueue_shards(evaluation.id, evaluation.shards)
-            finally:
-                await queue.close()
-
-        assert asyncio.run(enqueue()) == 6
-        env = {
-            **os.environ,
-            "HELMBENCH_DATABASE_URL": postgres_url,
-            "HELMBENCH_REDIS_URL": redis_url,
-            "HELMBENCH_DATA_DIR": str(data_dir),
-            "HELMBENCH_TARGET_ALLOWLIST": "127.0.0.0/8",
-            "HELMBENCH_SHARD_SIZE": "50",
-            "HELMBENCH_QUEUE_NAME": queue_name,
-            "HELMBENCH_SHARD_LEASE_S": str(LEASE_S),
-            "HELMBENCH_WORKER_MAX_JOBS": "6",
-            "HELMBENCH_VAR_DIR": str(tmp_path / "var"),
-            "HELMBENCH_LOG_LEVEL": "warning",
-        }
+        assert enqueue_shards(settings, evaluation) == 6
+        env = worker_env(
+            settings,
+            HELMBENCH_SHARD_LEASE_S=str(LEASE_S),
+            HELMBENCH_WORKER_MAX_JOBS="6",
+            HELMBENCH_LOG_LEVEL="warning",
+        )
         try:
-            victim = _start_worker(env, log)
+            victim = start_worker(env, log)
             workers.append(victim)
             # It holds all six shards (max_jobs 6); kill it once it has written some items but not all.
-            _wait(lambda: _count(settings, evaluation.id) >= 40, 60, "the first worker to write items")
+            wait_until(lambda: _count(settings, evaluation.id) >= 40, 60, "the first worker to write items")
             os.kill(victim.pid, signal.SIGKILL)
             victim.wait(10)
             killed_at, at_kill = time.monotonic(), _count(settings, evaluation.id)
             assert at_kill < 300
-            workers += [_start_worker(env, log), _start_worker(env, log)]
-            _wait(lambda: _status(settings, evaluation.id) == "succeeded", 120, "the evaluation to finish")
+            workers += [start_worker(env, log), start_worker(env, log)]
+            wait_until(
+                lambda: evaluation_status(settings, evaluation.id) == "succeeded",
+                120,
+                "the evaluation to finish",
+            )
             resumed_in = time.monotonic() - killed_at
         finally:
-            for proc in workers:
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGTERM)
-            for proc in workers:
-                try:
-                    proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stop_workers(workers)
     result = written(deps, evaluation.id)
     deps.engine.dispose()
     assert result.rows == result.distinct_keys == 300, log.read_text()[-3000:]

@@ -1,0 +1,96 @@
+"""Real `helmbench worker` processes for scale-out tests: their environment, start and stop, the queue they
+drain and what their evaluation's row says. The API-driven e2e tests start commands with tests/e2e/conftest.py;
+these tests drive the store and the queue directly, as the API would."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlmodel import Session, select
+
+from app.config import Settings
+from app.queue.arq_queue import ArqQueue
+from app.store.db import make_engine
+from app.store.models import Evaluation
+
+HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
+
+
+def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
+    """The environment a worker needs to join the deployment `settings` describes."""
+    assert settings.database_url and settings.redis_url
+    return {
+        **os.environ,
+        "HELMBENCH_DATABASE_URL": settings.database_url,
+        "HELMBENCH_REDIS_URL": settings.redis_url,
+        "HELMBENCH_DATA_DIR": str(settings.data_dir),
+        "HELMBENCH_TARGET_ALLOWLIST": settings.target_allowlist or "",
+        "HELMBENCH_SHARD_SIZE": str(settings.shard_size),
+        "HELMBENCH_QUEUE_NAME": settings.queue_name,
+        "HELMBENCH_VAR_DIR": str(settings.var_dir),
+        **extra,
+    }
+
+
+def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """A `helmbench worker` writing its JSON log lines to `log` (appended)."""
+    with log.open("ab") as out:
+        return subprocess.Popen([HELMBENCH, "worker"], env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM every live worker, then SIGKILL any that has not left within 15 s."""
+    for proc in workers:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in workers:
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def enqueue_shards(settings: Settings, evaluation: Evaluation) -> int:
+    """Queue every shard of the evaluation, as the API does on creation; returns how many were queued."""
+
+    async def enqueue() -> int:
+        assert settings.redis_url
+        queue = await ArqQueue.connect(settings.redis_url, settings.queue_name)
+        try:
+            return await queue.enqueue_shards(evaluation.id, evaluation.shards)
+        finally:
+            await queue.close()
+
+    return asyncio.run(enqueue())
+
+
+def evaluation_status(settings: Settings, evaluation_id: str) -> str:
+    """The status column, read afresh (the workers write it from other processes)."""
+    engine = make_engine(settings)
+    try:
+        with Session(engine) as session:
+            return session.exec(select(Evaluation.status).where(Evaluation.id == evaluation_id)).one()
+    finally:
+        engine.dispose()
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def shards_finished(log: Path) -> set[int]:
+    """The shards a worker's log says it finished."""
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    return {line["shard"] for line in lines if line.get("event") == "shard finished"}
