@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from app.benchmark.items import expand_suite
+from app.benchmark.items import ItemSpec, expand_suite
 from app.benchmark.loader import load_library
 from app.scoring.facets import StoredItem, build_facets
 from app.scoring.report import build_report
@@ -33,22 +34,40 @@ SECTIONS = (
 )
 
 
+def _stored(
+    spec: ItemSpec,
+    verdict: str,
+    checks: dict[str, Any],
+    *,
+    score: float | None = None,
+    repeat: int | None = None,
+) -> StoredItem:
+    """The stored row of an expanded item (another repeat of it when `repeat` is given)."""
+    key = spec.key if repeat is None else f"{spec.key}-r{repeat}"
+    return StoredItem(
+        key,
+        spec.scenario_id,
+        spec.condition_id,
+        spec.user_context_id,
+        spec.perturbation_id,
+        spec.repeat if repeat is None else repeat,
+        verdict,
+        score,
+        checks,
+        None,
+    )
+
+
 def _items(count: int, seed: int = 3) -> list[StoredItem]:
     library = load_library()
     rng = random.Random(seed)
     specs = list(expand_suite(library, "full", repeats=2))[:count]
     return [
-        StoredItem(
-            s.key,
-            s.scenario_id,
-            s.condition_id,
-            s.user_context_id,
-            s.perturbation_id,
-            s.repeat,
+        _stored(
+            s,
             rng.choice(["PASS", "PASS", "PARTIAL", "FAIL", "UNGRADED"]),
-            float(rng.randint(1, 5)),
             {"escalates": rng.random() < 0.5, "gives_local_resource": rng.random() < 0.5},
-            None,
+            score=float(rng.randint(1, 5)),
         )
         for s in specs
     ]
@@ -68,18 +87,7 @@ def test_facets_come_from_the_library_by_id(mini_data_dir: Path) -> None:
     spec = next(
         s for s in expand_suite(library, "full") if s.user_context_id and s.condition_id.endswith("C2")
     )
-    stored = StoredItem(
-        spec.key,
-        spec.scenario_id,
-        spec.condition_id,
-        spec.user_context_id,
-        spec.perturbation_id,
-        0,
-        "PASS",
-        None,
-        {"routing_tag": ["TASK"], "escalates": True},
-        None,
-    )
+    stored = _stored(spec, "PASS", {"routing_tag": ["TASK"], "escalates": True})
     gone = StoredItem("x", "P9-B9-S9", "P9-B9-S9-C1", None, "P9-B9-S9-PT1", 0, "PASS", None, {}, None)
     (f,) = build_facets([stored, gone], library)
     assert (f.condition, f.baseline, f.country, f.pillar, f.behavior) == (
@@ -98,21 +106,7 @@ def test_repeats_of_a_cell_share_their_cell_and_check_outcomes() -> None:
     library = load_library()
     spec = next(s for s in expand_suite(library, "full") if s.user_context_id)
     checks = {"escalates": True, "gives_local_resource": True}
-    stored = [
-        StoredItem(
-            f"k{r}",
-            spec.scenario_id,
-            spec.condition_id,
-            spec.user_context_id,
-            spec.perturbation_id,
-            r,
-            "PASS",
-            None,
-            dict(checks),
-            None,
-        )
-        for r in range(3)
-    ]
+    stored = [_stored(spec, "PASS", dict(checks), repeat=r) for r in range(3)]
     first, *others = build_facets(stored, library)
     assert first.checks == {"gives_local_resource": True}
     for f in others:
