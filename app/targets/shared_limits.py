@@ -3,9 +3,10 @@
 The concurrency cap is a Redis semaphore: a sorted set of holder tokens scored by when they lapse. A process
 renews its holders every lease/3 while their attempts run, so a live holder never lapses however slow the
 target, and a SIGKILLed process's slots come back within one lease (`shard_lease_s`, the same promise as its
-shards). Per-minute budgets are GCRA in Redis: the leaky bucket of the local aiolimiter (capacity one minute's
-allowance, refilled continuously), shared, so the whole service paces a target as one process would. Times
-come from Redis's clock (`TIME` inside the scripts, Redis 5 or later), the one clock all machines agree on.
+shards). Per-minute budgets are GCRA in Redis (`app/store/redis_rate.py`, shared with the API's per-key rate):
+the leaky bucket of the local aiolimiter (capacity one minute's allowance, refilled continuously), shared, so the
+whole service paces a target as one process would. Times come from Redis's clock (`TIME` inside the scripts,
+Redis 5 or later), the one clock all machines agree on.
 
 If Redis cannot be reached, an attempt fails as a retryable `our_error` before anything is sent: the retry
 loop backs off and tries again, and an outage longer than the retry budget costs the item, never the shard.
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from app.store.redis_rate import GCRA_LUA, Pace, limits_key, wait_seconds
 from app.targets.base import CallFailed
 from app.targets.limits import TargetGate
 
@@ -57,23 +59,6 @@ end
 if redis.call('PTTL', KEYS[1]) < lease then
   redis.call('PEXPIRE', KEYS[1], lease)
 end
-return 0
-"""
-
-# KEYS[1] theoretical arrival time (ms); ARGV amount per period, period ms, cost. 0 if granted, else the ms
-# to wait. The bucket holds one period's amount, like aiolimiter.AsyncLimiter(amount, period).
-GCRA_LUA = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local amount, period, cost = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local tat = tonumber(redis.call('GET', KEYS[1])) or now
-if tat < now then tat = now end
-local new_tat = tat + cost * period / amount
-local wait = new_tat - period - now
-if wait > 0 then
-  return math.ceil(wait)
-end
-redis.call('SET', KEYS[1], string.format('%.3f', new_tat), 'PX', math.ceil(new_tat - now) + 1)
 return 0
 """
 
@@ -109,8 +94,11 @@ class RedisLimits:
 
     def keys(self, target_id: str) -> TargetKeys:
         """The keys of one target, under the deployment's queue name so deployments never share limits."""
-        base = f"{self.namespace}:limits:{target_id}"
-        return TargetKeys(slots=f"{base}:slots", requests=f"{base}:rpm", tokens=f"{base}:tpm")
+        return TargetKeys(
+            slots=limits_key(self.namespace, target_id, "slots"),
+            requests=limits_key(self.namespace, target_id, "rpm"),
+            tokens=limits_key(self.namespace, target_id, "tpm"),
+        )
 
     async def try_hold(self, key: str, token: str, limit: int, lease_ms: int) -> bool:
         """Take one of `limit` slots for `token` if one is free (lapsed holders are dropped first)."""
@@ -134,8 +122,7 @@ class RedisLimits:
 
     async def take(self, key: str, amount: int, cost: float) -> float:
         """Spend `cost` of a per-minute budget of `amount`; 0 if granted, else seconds until it could be."""
-        wait_ms = await self._gcra(keys=[key], args=[amount, PERIOD_MS, cost])
-        return int(wait_ms) / 1000
+        return wait_seconds(await self._gcra(keys=[key], args=Pace.per_period(amount, PERIOD_MS).args(cost)))
 
     async def aclose(self) -> None:
         for task in list(self._background):
