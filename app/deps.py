@@ -15,7 +15,7 @@ from app.config import Settings
 from app.problems import Problem
 from app.queue.base import JobQueue
 from app.runner.deps import EngineDeps
-from app.security.limits import RateLimiter, enforce_rate
+from app.security.limits import Limiter, RateLimiter, enforce_rate
 from app.security.secrets import SecretBox
 from app.store.keys import find_active_key
 from app.store.models import ApiKey, Team
@@ -25,7 +25,7 @@ from app.store.models import ApiKey, Team
 class AppState:
     deps: EngineDeps
     queue: JobQueue
-    limiter: RateLimiter = field(default_factory=RateLimiter)
+    limiter: Limiter = field(default_factory=RateLimiter)  # create_app picks Redis's in scale-out mode
 
 
 def get_state(request: Request) -> AppState:
@@ -66,7 +66,8 @@ def get_current_key(
     session: Annotated[Session, Depends(get_session)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> ApiKey:
-    """The caller's key: unknown or revoked → 401, over its rate → 429, a read-only key writing → 403."""
+    """The caller's key: unknown or revoked → 401, over its rate → 429 (503 if Redis, holding the rate, is
+    unreachable), a read-only key writing → 403."""
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise Problem(
             401,

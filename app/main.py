@@ -23,7 +23,9 @@ from app.routers import metrics as metrics_router
 from app.routers import webhooks as webhooks_router
 from app.runner.deps import EngineDeps, build_deps
 from app.security.body import BodyLimitMiddleware
+from app.security.limits import Limiter, RateLimiter
 from app.security.openapi import document_problems
+from app.security.shared_rate import SharedRateLimiter
 from app.store.evaluations import ACTIVE
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
@@ -61,18 +63,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         deps = build_deps(settings)
         _first_start(deps)
         queue: JobQueue
-        if settings.redis_url:
+        limiter: Limiter
+        if settings.redis_url:  # scale-out: replicas share the queue and each key's rate
             queue = await ArqQueue.connect(settings.redis_url, settings.queue_name)
+            limiter = SharedRateLimiter.from_url(settings.redis_url, settings.queue_name)
         else:
             queue = InProcessQueue(deps, max_jobs=settings.worker_max_jobs)
+            limiter = RateLimiter()
             await _resume(deps, queue)
-        app.state.helmbench = AppState(deps=deps, queue=queue)
+        app.state.helmbench = AppState(deps=deps, queue=queue, limiter=limiter)
         webhooks_task = start_delivery(deps)
         try:
             yield
         finally:
             await stop_delivery(webhooks_task)
             await queue.close()
+            limiter.close()
             deps.engine.dispose()
 
     app = FastAPI(

@@ -1,8 +1,10 @@
 """Per-key request rate, evaluation size and concurrent evaluations: so no team crowds out the rest.
 
-The rate limit is an in-process token bucket keyed by API key id. With several API replicas each keeps its own
-buckets, so a key may make up to (replicas x rate) requests per minute in total; an exact global figure
-would need a shared limiter (Redis). The per-team evaluation limit is exact at any scale: it counts rows."""
+The rate limit is a token bucket per API key id, chosen once at start-up. Embedded default: in process
+(`RateLimiter`), which is exact because there is one API process. Scale-out (`redis_url` set): in Redis
+(`app/security/shared_rate.py`), so the limit holds for the whole service however many API replicas run; if
+Redis does not answer, the request gets 503 rather than going unlimited. The per-team evaluation limit is
+exact at any scale: it counts rows."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
@@ -19,6 +22,20 @@ from app.config import Settings
 from app.problems import Problem
 from app.store.evaluations import ACTIVE
 from app.store.models import Evaluation
+
+UNAVAILABLE_RETRY_S = 5  # a Redis restart or failover usually takes a few seconds
+
+
+class LimiterUnavailable(Exception):
+    """The shared limiter could not be asked (its message is for logs; the client gets a fixed detail)."""
+
+
+class Limiter(Protocol):
+    """Where the per-key buckets live: this process (`RateLimiter`) or Redis (`SharedRateLimiter`)."""
+
+    def take(self, key_id: str, *, per_minute: float, burst: int) -> float | None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -52,10 +69,25 @@ class RateLimiter:
                 return None
             return (1.0 - bucket.tokens) / rate
 
+    def close(self) -> None:
+        """Nothing to release: the buckets go with the process."""
 
-def enforce_rate(limiter: RateLimiter, key_id: str, settings: Settings) -> None:
-    """Raise 429 with Retry-After when this key has spent its burst."""
-    wait = limiter.take(key_id, per_minute=settings.rate_per_minute, burst=settings.rate_burst)
+
+def enforce_rate(limiter: Limiter, key_id: str, settings: Settings) -> None:
+    """Raise 429 with Retry-After when this key has spent its burst; 503 if the shared limiter is unreachable.
+
+    Why 503 and not letting the request through: a limit that lapses whenever Redis does is no limit, and
+    Retry-After tells a well-behaved client when to come back.
+    """
+    try:
+        wait = limiter.take(key_id, per_minute=settings.rate_per_minute, burst=settings.rate_burst)
+    except LimiterUnavailable as exc:
+        detail = (
+            f"rate limit: the shared rate limiter (Redis) is not answering; retry in {UNAVAILABLE_RETRY_S}s"
+        )
+        raise Problem(
+            503, "Service unavailable", detail, headers={"Retry-After": str(UNAVAILABLE_RETRY_S)}
+        ) from exc
     if wait is not None:
         seconds = max(1, math.ceil(wait))
         detail = f"rate limit: {settings.rate_per_minute:g} requests per minute per key; retry in {seconds}s"
