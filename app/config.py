@@ -106,7 +106,10 @@ class Settings(BaseSettings):
         default=15.0, gt=0, description="A request body must arrive within this time (408 after)."
     )
     rate_per_minute: float = Field(
-        default=600.0, ge=0, description="Requests per minute per API key, per API process (0 = off)."
+        default=600.0,
+        ge=0,
+        description="Requests per minute per API key (0 = off); with redis_url set, one budget for all "
+        "API processes.",
     )
     rate_burst: int = Field(
         default=60, ge=1, description="Requests a key may make at once before rate_per_minute applies."

@@ -38,6 +38,7 @@ PROBLEMS = {
     "413": "Request body too large",
     "422": "Invalid request; `field` names the input at fault",
     "429": "Rate or concurrency limit; see Retry-After",
+    "503": "A service dependency is unreachable (scale-out: Redis, which keeps the rate limits); see Retry-After",
 }
 REF = {"$ref": "#/components/schemas/Problem"}
 
