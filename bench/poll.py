@@ -2,10 +2,12 @@
 
     python -m bench.poll            # 100 clients, 30 s, against `helmbench serve` on the embedded default
     python -m bench.poll --clients 200 --seconds 60 --while-running
+    python -m bench.poll --redis-url redis://127.0.0.1:6379/0   # scale-out API: per-key rate kept in Redis
 
-The server is a real `helmbench serve` subprocess (SQLite under a temp var dir, jobs in-process) with the toy
-example target. Each client has its own read-only key (as separate dashboards would), keeps one keep-alive
-connection, and revalidates with If-None-Match like a browser. Goal: p99 under 20 ms.
+The server is a real `helmbench serve` subprocess (SQLite under a temp var dir, jobs in-process; with --redis-url
+jobs go to a `helmbench worker` and each authenticated request's rate check to Redis) with the toy example target.
+Each client has its own read-only key (as separate dashboards would), keeps one keep-alive connection, and
+revalidates with If-None-Match like a browser. Goal: p99 under 20 ms.
 """
 
 from __future__ import annotations
@@ -144,6 +146,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--while-running", action="store_true", help="Poll an evaluation that is running.")
+    parser.add_argument(
+        "--redis-url",
+        default="",
+        help="Serve in scale-out mode on this Redis (every request's rate check goes there; a worker runs jobs).",
+    )
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so the servers below are stopped on `timeout`
 
@@ -154,7 +161,8 @@ def main() -> None:
         "HELMBENCH_VAR_DIR": str(var),
         "HELMBENCH_TARGET_ALLOWLIST": "127.0.0.0/8,localhost",
         "HELMBENCH_DATABASE_URL": "",
-        "HELMBENCH_REDIS_URL": "",
+        "HELMBENCH_REDIS_URL": args.redis_url,
+        "HELMBENCH_QUEUE_NAME": f"helmbench:poll:{var.name}",  # a run of its own on a shared Redis
         "HELMBENCH_LOG_LEVEL": "warning",
         "HELMBENCH_RATE_BURST": "1000",  # setup makes 100 keys at once; each poller stays far below its rate
     }
@@ -171,9 +179,14 @@ def main() -> None:
         stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{api_port}"
+    worker: subprocess.Popen[bytes] | None = None
     try:
         wait_http(f"{base}/healthz")
         wait_http(f"http://127.0.0.1:{target_port}/v1/models")
+        if args.redis_url:  # after the API has migrated the SQLite file the worker shares
+            worker = subprocess.Popen(
+                [HELMBENCH, "worker"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
         admin = (var / "admin.key").read_text().strip()
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {admin}"}, timeout=30) as api:
             evaluation_id, keys = setup(
@@ -185,7 +198,7 @@ def main() -> None:
         polled = httpx.get(f"{base}/v1/evaluations/{evaluation_id}", headers=admin_auth)
         polled_at_end = {"status": polled.json()["status"], **polled.json()["progress"]}
     finally:
-        for proc in (server, target):
+        for proc in (server, target, *([worker] if worker else [])):
             proc.terminate()
             try:
                 proc.wait(timeout=15)
@@ -197,6 +210,7 @@ def main() -> None:
         "clients": args.clients,
         "seconds": args.seconds,
         "while_running": args.while_running,
+        "scale_out_redis": bool(args.redis_url),
         "polled_evaluation_at_end": polled_at_end,
         "leaderboard": summary(samples["leaderboard"]),
         "status": summary(samples["status"]),
