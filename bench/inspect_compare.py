@@ -23,7 +23,9 @@ def run(base_url: str, items: int, concurrency: int) -> dict[str, object]:
         from inspect_ai.scorer import includes
         from inspect_ai.solver import generate, system_message
     except ImportError as exc:
-        return {"skipped": f"inspect-ai is not installed ({exc.name}); make bench installs it (the bench extra)"}
+        return {
+            "skipped": f"inspect-ai is not installed ({exc.name}); make bench installs it (the bench extra)"
+        }
     # openai-api/<service>/<model>: inspect's generic OpenAI-compatible provider (chat completions)
     os.environ.update(MOCK_API_KEY="mock-key", MOCK_BASE_URL=base_url + "/v1")
     samples = [
