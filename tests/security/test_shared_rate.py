@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import socket
-import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -19,6 +17,7 @@ from app.security.limits import LimiterUnavailable
 from app.security.shared_rate import SharedRateLimiter
 from app.store.migrate import upgrade
 from bench.ports import free_port
+from tests.redis_proxy import CuttableRedis
 from tests.security.conftest import make_team
 
 RATE = {"rate_per_minute": 2.0, "rate_burst": 3}  # 3 at once, then one every 30 s: no refill within a test
@@ -83,7 +82,7 @@ def test_deployments_with_another_queue_name_keep_their_own_buckets(scale_out: S
 @pytest.mark.redis
 @pytest.mark.postgres
 def test_unreachable_redis_is_503_with_retry_after_and_recovers(scale_out: Settings) -> None:
-    proxy = Cuttable(scale_out.redis_url or "")
+    proxy = CuttableRedis(scale_out.redis_url or "")
     try:
         with replicas(scale_out.model_copy(update={"redis_url": proxy.url})) as (api,):
             a = make_team(api, "a")
@@ -147,61 +146,3 @@ def test_embedded_default_keeps_a_bucket_per_process(settings: Settings) -> None
             429,
         ]
         assert two.get("/v1/targets", headers=a.member).status_code == 200
-
-
-class Cuttable:
-    """A TCP forwarder in front of Redis that a sync test can cut and restore, like a partition or a restart."""
-
-    def __init__(self, redis_url: str) -> None:
-        url = httpx.URL(redis_url)
-        self.upstream = (url.host, url.port or 6379)
-        self.db = url.path
-        self.port = free_port()
-        self._listener: socket.socket | None = None
-        self._sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self.start()
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}{self.db}"
-
-    def start(self) -> None:
-        listener = socket.create_server(("127.0.0.1", self.port))
-        listener.settimeout(0.05)
-        self._listener = listener
-        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
-
-    def cut(self) -> None:
-        """Refuse new connections and reset the open ones."""
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            listener.close()
-        with self._lock:
-            for sock in self._sockets:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-                sock.close()
-            self._sockets.clear()
-
-    def _accept(self, listener: socket.socket) -> None:
-        while self._listener is listener:
-            try:
-                client, _ = listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            upstream = socket.create_connection(self.upstream)
-            with self._lock:
-                self._sockets += [client, upstream]
-            for src, dst in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(src, dst), daemon=True).start()
-
-    @staticmethod
-    def _pipe(src: socket.socket, dst: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            while data := src.recv(65536):
-                dst.sendall(data)
-        with contextlib.suppress(OSError):
-            dst.shutdown(socket.SHUT_WR)

@@ -19,6 +19,7 @@ from app.targets.factory import make_adapter
 from app.targets.retry import RetryPolicy
 from app.targets.shared_limits import RedisLimits, SharedTargetGate
 from bench.ports import free_port
+from tests.redis_proxy import CuttableRedis
 
 pytestmark = pytest.mark.redis
 
@@ -181,63 +182,19 @@ async def test_unreachable_redis_fails_the_item_as_our_error_without_calling_the
     assert route.call_count == 0 and gate.window.in_flight == 0
 
 
-class Cuttable:
-    """A TCP forwarder in front of Redis that the test can cut and restore, like a partition or a restart."""
-
-    def __init__(self, redis_url: str) -> None:
-        url = httpx.URL(redis_url)
-        self.upstream = (url.host, url.port or 6379)
-        self.db = url.path
-        self.port = free_port()
-        self._server: asyncio.Server | None = None
-        self._writers: list[asyncio.StreamWriter] = []
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}{self.db}"
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._forward, "127.0.0.1", self.port)
-
-    async def cut(self) -> None:
-        assert self._server is not None
-        self._server.close()
-        for writer in self._writers:
-            writer.close()
-        self._writers.clear()
-        await self._server.wait_closed()
-
-    async def _forward(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(*self.upstream)
-        self._writers += [writer, up_writer]
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    dst.write(data)
-                    await dst.drain()
-            except ConnectionError:
-                pass
-            finally:
-                dst.close()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-
 async def test_redis_lost_mid_run_fails_attempts_as_our_error_and_recovers(
     connect: Connect, redis_url: str
 ) -> None:
-    proxy = Cuttable(redis_url)
-    await proxy.start()
+    proxy = CuttableRedis(redis_url)
     gate = SharedTargetGate(connect(proxy.url), "t1", 1, lease_s=1)
     async with gate.slot():
-        await proxy.cut()  # Redis goes away while the attempt runs; leaving the slot must not raise
+        proxy.cut()  # Redis goes away while the attempt runs; leaving the slot must not raise
     with pytest.raises(CallFailed) as failed:
         async with gate.slot():
             pytest.fail("no slot may be granted without Redis")
     assert failed.value.error_class == "our_error" and failed.value.retryable
     assert gate.window.in_flight == 0
-    await proxy.start()
+    proxy.start()
     async with asyncio.timeout(10), gate.slot():  # back, once the unreleased slot's TTL has run out
         pass
-    await proxy.cut()
+    proxy.cut()
