@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +23,21 @@ from app.store.db import make_engine
 from app.store.models import Evaluation
 
 HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
+
+
+def cluster_settings(
+    tmp_path: Path, data_dir: Path, postgres_url: str, redis_url: str, shard_size: int
+) -> Settings:
+    """A deployment of its own: a fresh database, a queue name no other test drains, loopback targets allowed."""
+    return Settings(
+        var_dir=tmp_path / "var",
+        data_dir=data_dir,
+        database_url=postgres_url,
+        redis_url=redis_url,
+        target_allowlist="127.0.0.0/8",
+        shard_size=shard_size,
+        queue_name=f"helmbench:test:{uuid.uuid4().hex[:8]}",
+    )
 
 
 def worker_env(settings: Settings, **extra: str) -> dict[str, str]:

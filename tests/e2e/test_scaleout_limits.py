@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 import httpx
 import pytest
 
 from app.benchmark.loader import load_library
-from app.config import Settings
 from app.grading.checks import CHECKS
 from bench.harness import create_evaluation, make_deps, written
 from bench.mockproc import mock_process
 from bench.synthetic import synthetic_library, write_library
 from tests.worker_processes import (
+    cluster_settings,
     enqueue_shards,
     evaluation_status,
     shards_finished,
@@ -35,16 +34,7 @@ def test_two_workers_together_stay_within_the_target_max_concurrency(
     data_dir = write_library(
         synthetic_library(conditions=4, perturbations=30), tmp_path / "data"
     )  # 120 items
-    queue_name = f"helmbench:test:{uuid.uuid4().hex[:8]}"
-    settings = Settings(
-        var_dir=tmp_path / "var",
-        data_dir=data_dir,
-        database_url=postgres_url,
-        redis_url=redis_url,
-        target_allowlist="127.0.0.0/8",
-        shard_size=15,
-        queue_name=queue_name,
-    )
+    settings = cluster_settings(tmp_path, data_dir, postgres_url, redis_url, shard_size=15)
     deps = make_deps(settings, load_library(data_dir, known_checks=CHECKS.keys()))
     env = worker_env(settings, HELMBENCH_WORKER_MAX_JOBS="2")  # alone, each would call the target 3 at a time
     logs = [tmp_path / "worker1.log", tmp_path / "worker2.log"]

@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from bench.harness import create_evaluation, make_deps, written
 from bench.mockproc import mock_process
 from bench.synthetic import synthetic_library, write_library
 from tests.worker_processes import (
+    cluster_settings,
     enqueue_shards,
     evaluation_status,
     start_worker,
@@ -53,16 +53,7 @@ def test_sigkilled_worker_is_resumed_by_others_each_item_once(
         synthetic_library(conditions=6, perturbations=50), tmp_path / "data"
     )  # 300 items
     library = load_library(data_dir, known_checks=CHECKS.keys())
-    queue_name = f"helmbench:test:{uuid.uuid4().hex[:8]}"
-    settings = Settings(
-        var_dir=tmp_path / "var",
-        data_dir=data_dir,
-        database_url=postgres_url,
-        redis_url=redis_url,
-        target_allowlist="127.0.0.0/8",
-        shard_size=50,
-        queue_name=queue_name,
-    )
+    settings = cluster_settings(tmp_path, data_dir, postgres_url, redis_url, shard_size=50)
     deps = make_deps(settings, library)
     workers: list[subprocess.Popen[bytes]] = []
     log = tmp_path / "workers.log"
