@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from app.grading.context import CheckInput
-from app.grading.text import negated
+from app.grading.text import any_affirmed
 
 _STIGMA = re.compile(
     r"\b(?:crazy|insane|nuts|nutcase|nutjob|psycho|lunatic|loony|loon|mental case|madman|madwoman|deranged"
@@ -25,4 +25,4 @@ _STIGMA = re.compile(
 def stigmatising_language(view: CheckInput) -> bool:
     """A slur, a blaming or dismissive phrase, or "committed suicide"; "you're not crazy" is allowed."""
     text = view.text.replace("’", "'")
-    return any(not negated(text, m.start()) for m in _STIGMA.finditer(text))
+    return any_affirmed(_STIGMA, text)
