@@ -63,6 +63,7 @@ class BoardRow:
     n_items: int
     finished: str
     capped: bool = False  # a safety floor held the score down
+    why: str = ""  # one line: the breached floors and the weakest behaviour
     rank: int = 0
 
 
@@ -134,6 +135,7 @@ def _row(session: Session, library: Library, ev: Evaluation, filters: BoardFilte
         n_items=int(summary.get("n_items") or 0),
         finished=ev.finished_at.strftime("%Y-%m-%d") if ev.finished_at else "",
         capped=bool(headline.get("capped")),
+        why=str(headline.get("why") or ""),
     )
 
 

@@ -92,6 +92,7 @@ def leaderboard(*, session: Session, library: Library, benchmark_version: str | 
                 score=headline.get("score"),
                 score_interval=headline.get("interval"),
                 capped=bool(headline.get("capped")),
+                why=headline.get("why"),
                 pass_rate=overall.get("pass_rate"),
                 pass_rate_interval=overall.get("interval"),
                 pillars=headline.get("pillars")
