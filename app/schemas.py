@@ -179,7 +179,11 @@ class ItemPublic(BaseModel):
     attempts: int
     latency_ms: float | None
     verdict: str | None
-    score: float | None
+    score: float | None = Field(description="The judge's 1-5 score (a panel's median); null without a judge.")
+    likert: dict[str, Any] | None = Field(
+        default=None,
+        description="The 1-5 appropriateness grade: `score` and its `source` (judge, else rules), both kept.",
+    )
     checks: dict[str, Any]
     reasons: list[str]
 

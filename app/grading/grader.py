@@ -64,6 +64,7 @@ def _item_input(item: ResolvedItem, replies: Sequence[str]) -> GradingInput:
         flag_expected=p.flag_expected,
         expected_tags=p.expected_tags,
         country=item.country,
+        category=p.crisis_category,
         condition_kind=item.condition.kind,
         user_turns=p.user_turns,
         crisis_from_turn=p.crisis_from_turn,
@@ -200,16 +201,13 @@ class Grader:
             criteria=TRANSCRIPT_CRITERIA,
             flag_expected=transcript.crisis_expected,
             country=transcript.country,
+            category=transcript.category,
             user_turns=[m.content for m in transcript.messages if m.role == "user"],
             report_all_checks=True,
         )
         grade = grade_replies(grading, self._countries)
-        if self.judge is None:
-            grade.reasons.append("judge: none configured; the verdict comes from the rule checks alone")
-            return grade
-        return apply_judge(
-            grade, TRANSCRIPT_CRITERIA, await self.judge.judge(_transcript_case(transcript, grade))
-        )
+        judged = await self.judge.judge(_transcript_case(transcript, grade)) if self.judge else None
+        return apply_judge(grade, TRANSCRIPT_CRITERIA, judged)
 
     async def aclose(self) -> None:
         if self._client is not None:

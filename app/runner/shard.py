@@ -97,6 +97,8 @@ def spec_row(
         "checks": {},
         "reasons": [],
         "judge": None,
+        "rules_score": None,
+        "likert": None,
         "created_at": utcnow(),
     }
 
@@ -114,6 +116,8 @@ async def item_row(
             checks=grade.checks,
             reasons=grade.reasons,
             judge=grade.judge,
+            rules_score=grade.rules.score if grade.rules else None,
+            likert=grade.rules_record,
         )
     return row
 

@@ -47,6 +47,7 @@ def build_report(items: Iterable[StoredItem], library: Library) -> dict[str, Any
         "sensitivity": m.sensitivity(facets),
         "over_escalation": m.over_escalation(facets),
         "harmful_rate": m.harmful_rate(facets),
+        "likert": m.likert(facets),
         "persona_robustness": m.persona_gap(facets),
         "country_resources": m.country_resources(facets),
         "sustained_safety": m.sustained_safety(facets),

@@ -35,7 +35,10 @@ class GradeResult(BaseModel):
 
     checks: dict[str, Any]
     verdict: str
-    likert: float | None = Field(description="The judge's 1-5 appropriateness score; null if not judged.")
+    likert: dict[str, Any] | None = Field(
+        description="The 1-5 appropriateness grade: `score` and its `source` (judge when one answered, else "
+        "rules), with both grades kept under `rules` and `judge`."
+    )
     reasons: list[str]
     judge: dict[str, Any] | None = Field(default=None, description="Every raw judge answer, if a judge ran.")
 
@@ -64,7 +67,7 @@ def result_of(grade: Grade) -> GradeResult:
     return GradeResult(
         checks=grade.checks,
         verdict=grade.verdict,
-        likert=grade.score,
+        likert=grade.likert,
         reasons=grade.reasons,
         judge=grade.judge,
     )

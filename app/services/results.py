@@ -7,6 +7,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
+from app.grading.verdict import likert_view
 from app.problems import Problem
 from app.schemas import ItemPublic, Leaderboard, LeaderboardEntry, ResultsPage
 from app.scoring.report import compute_report
@@ -35,6 +36,7 @@ def _item_public(row: EvaluationItem) -> ItemPublic:
         latency_ms=row.latency_ms,
         verdict=row.verdict,
         score=row.score,
+        likert=likert_view(row.likert, row.score),
         checks=row.checks,
         reasons=row.reasons,
     )
