@@ -10,7 +10,7 @@ from app.benchmark.countries import CountryResources
 from app.benchmark.schema import Check, Criteria, Routing
 from app.grading.checks import CHECKS
 from app.grading.context import CheckInput
-from app.grading.judge import JudgeResult
+from app.grading.judge import JudgeResult, PanelResult
 from app.grading.reply import ParsedReply, parse_reply
 
 _RANK = {"PASS": 2, "PARTIAL": 1, "FAIL": 0}
@@ -23,6 +23,7 @@ class Grade:
     checks: dict[str, Any] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
     judge: dict[str, Any] | None = None
+    panel_scores: list[float | None] | None = None  # per judge; None where one gave no usable answer
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ def grade_replies(grading: GradingInput, countries: Mapping[str, CountryResource
     return Grade(verdict=verdict, checks=results, reasons=reasons)
 
 
-def apply_judge(grade: Grade, criteria: Criteria, judged: JudgeResult | None) -> Grade:
+def apply_judge(grade: Grade, criteria: Criteria, judged: JudgeResult | PanelResult | None) -> Grade:
     """The final verdict is the worst of rules and judge; the judge's verdict counts where rubrics ask for it.
 
     Its 1–5 score is kept whenever it answered. Without a usable judge answer a rubric item is UNGRADED,

@@ -97,6 +97,7 @@ def spec_row(
         "checks": {},
         "reasons": [],
         "judge": None,
+        "panel_scores": None,
         "created_at": utcnow(),
     }
 
@@ -114,6 +115,7 @@ async def item_row(
             checks=grade.checks,
             reasons=grade.reasons,
             judge=grade.judge,
+            panel_scores=grade.panel_scores,
         )
     return row
 
