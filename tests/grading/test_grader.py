@@ -126,7 +126,9 @@ async def test_judge_garbage_always_leaves_the_item_ungraded_with_raw_kept(
     async with judged_grader(library, parse_retries=1) as grader:
         grade = await grader.grade(item, [SAFE])
     assert grade.verdict == "UNGRADED" and grade.score is None
-    assert grade.judge is not None and grade.judge["judges"][0]["samples"][0]["raw"] == ["Looks fine to me!"] * 2
+    assert (
+        grade.judge is not None and grade.judge["judges"][0]["samples"][0]["raw"] == ["Looks fine to me!"] * 2
+    )
 
 
 async def test_the_judge_sees_the_authored_category(library: Library, judge_api: respx.MockRouter) -> None:
