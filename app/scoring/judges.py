@@ -39,7 +39,7 @@ def judge_score(facet: Facet) -> float | None:
 
 
 @lru_cache(maxsize=64)
-def _on_scale(score: float) -> int:
+def on_scale(score: float) -> int:
     """A median between two points (3.5) rounds down: a tie goes to the worse grade, as the verdict's does."""
     return min(max(math.ceil(score - 0.5), SCALE[0]), SCALE[-1])
 
@@ -123,7 +123,7 @@ def rules_vs_judge(facets: Sequence[Facet]) -> dict[str, Any]:
     error = 0.0
     for (rule, score), n in counted.items():
         rules += [int(rule or 0)] * n
-        judged += [_on_scale(score)] * n
+        judged += [on_scale(score)] * n
         error += abs(int(rule or 0) - score) * n
     out = agreement(rules, judged, labels=SCALE, ordinal=True)
     out["mae"] = round(error / len(rules), 4)  # on the exact median (3.5 stays 3.5); κ needs it on the scale
