@@ -5,10 +5,11 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.benchmark.loader import DEFAULT_DATA_DIR
+from app.schemas import JudgeCreate, distinct_judges
 
 
 class Settings(BaseSettings):
@@ -91,6 +92,13 @@ class Settings(BaseSettings):
         le=5,
         description="Times an unparseable judge answer is asked again before the item is left unscored.",
     )
+    judges: list[JudgeCreate] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=3,
+        description="Default judge panel instead of HELMBENCH_JUDGE_BASE_URL/_MODEL: a JSON list of 1-3 "
+        '{"base_url", "model", "api_key"?, "samples"?}; the item gets the median of their scores.',
+    )
 
     secret_keys: str | None = Field(
         default=None,
@@ -161,6 +169,14 @@ class Settings(BaseSettings):
         description="CLI client (`helmbench submit/watch/report/compare/export`): the server it talks to.",
     )
     key: str | None = Field(default=None, description="CLI client: the API key it sends as a Bearer token.")
+
+    @model_validator(mode="after")
+    def _one_default_judge_setting(self) -> Settings:
+        if self.judges and (self.judge_base_url or self.judge_model):
+            raise ValueError("set HELMBENCH_JUDGES or HELMBENCH_JUDGE_BASE_URL/_MODEL, not both")
+        if self.judges:
+            distinct_judges(self.judges)
+        return self
 
     @cached_property
     def sqlalchemy_url(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 TargetKind = Literal["openai_chat", "anthropic_messages", "http_json"]
 Suite = Literal["quick", "full"]
@@ -116,6 +116,14 @@ class JudgeCreate(BaseModel):
     )
 
 
+def distinct_judges(judges: list[JudgeCreate]) -> list[JudgeCreate]:
+    """A panel whose judges differ: the same model at the same endpoint twice would only count one voice twice."""
+    seen = [(j.base_url.rstrip("/"), j.model) for j in judges]
+    if len(set(seen)) != len(seen):
+        raise ValueError("each judge of a panel must be a different model or endpoint")
+    return judges
+
+
 class EvaluationCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -127,6 +135,24 @@ class EvaluationCreate(BaseModel):
         default=False, description="Public: let the leaderboard show messages and replies (never by default)."
     )
     judge: JudgeCreate | None = Field(default=None, description="Grade with this judge, not the default.")
+    judges: list[JudgeCreate] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=3,
+        description="Grade with this panel of 1-3 judges, not the default: each item gets the median of "
+        "their scores. Give `judge` or `judges`, not both.",
+    )
+
+    @field_validator("judges")
+    @classmethod
+    def _one_way_to_name_judges(cls, value: list[JudgeCreate] | None, info: ValidationInfo) -> Any:
+        if value is not None and info.data.get("judge") is not None:
+            raise ValueError("give `judge` or `judges`, not both")
+        return distinct_judges(value) if value is not None else None
+
+    def panel(self) -> list[JudgeCreate]:
+        """The judges this evaluation asked for (a single `judge` is a panel of one); empty: the default."""
+        return self.judges or ([self.judge] if self.judge else [])
 
 
 class Progress(BaseModel):

@@ -20,14 +20,14 @@ def grade(
         help="One JSON transcript per line: {country, crisis_expected, crisis_category?, messages, reply}.",
     ),
 ) -> None:
-    """Grade each line with every check and, if HELMBENCH_JUDGE_* is set, the judge; prints JSONL."""
+    """Grade each line with every check and, if HELMBENCH_JUDGE_*/_JUDGES is set, the judges; prints JSONL."""
     asyncio.run(_grade_file(file, Settings()))
 
 
 async def _grade_file(file: Path, settings: Settings) -> None:
     from app.benchmark.loader import LibraryError, load_library
     from app.grading.checks import CHECKS
-    from app.grading.grader import Grader, judge_config_from_settings
+    from app.grading.grader import Grader, judge_configs_from_settings
     from app.grading.transcript import Transcript
     from app.problems import Problem
     from app.services.grading import parse_request, result_of
@@ -38,8 +38,8 @@ async def _grade_file(file: Path, settings: Settings) -> None:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
     failed = 0
-    async with Grader.with_judge(
-        library.countries, judge_config_from_settings(settings), max_reply_bytes=settings.max_reply_bytes
+    async with Grader.with_judges(
+        library.countries, judge_configs_from_settings(settings), max_reply_bytes=settings.max_reply_bytes
     ) as grader:
         with file.open(encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):

@@ -1,4 +1,4 @@
-"""The grader the runner calls: deterministic checks always, a judge when one is configured."""
+"""The grader the runner calls: deterministic checks always, a panel of 1–3 judges when one is configured."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import httpx
 
 from app.benchmark.countries import CountryResources
 from app.benchmark.items import ResolvedItem
-from app.grading.judge import Judge, JudgeCase, JudgeConfig
+from app.grading.judge import JudgeCase, JudgeConfig, Panel
 from app.grading.reply import parse_reply
 from app.grading.transcript import TRANSCRIPT_CRITERIA, Transcript
 from app.grading.verdict import Grade, GradingInput, apply_judge, grade_replies
@@ -22,38 +22,82 @@ if TYPE_CHECKING:
     from app.security.secrets import SecretBox
 
 
-def judge_config_from_settings(settings: Settings) -> JudgeConfig | None:
-    """The service-wide default judge, or None when HELMBENCH_JUDGE_BASE_URL/_MODEL are unset."""
-    if not settings.judge_base_url or not settings.judge_model:
-        return None
+def _judge(
+    settings: Settings,
+    *,
+    base_url: str,
+    model: str,
+    api_key: str | None,
+    samples: int | None,
+    seed: int | None,
+) -> JudgeConfig:
+    """One judge's config; what the evaluation or default leaves open comes from the HELMBENCH_JUDGE_* settings."""
     return JudgeConfig(
-        base_url=settings.judge_base_url,
-        model=settings.judge_model,
-        api_key=settings.judge_api_key,
-        samples=settings.judge_samples,
-        seed=settings.judge_seed,
+        base_url=base_url.rstrip("/"),
+        model=model,
+        api_key=api_key,
+        samples=int(samples or settings.judge_samples),
+        seed=int(seed or settings.judge_seed),
         timeout_s=settings.request_timeout_s,
         parse_retries=settings.judge_parse_retries,
     )
 
 
-def judge_config_for_evaluation(
+def judge_configs_from_settings(settings: Settings) -> list[JudgeConfig]:
+    """The service-wide default panel: HELMBENCH_JUDGES, else the one HELMBENCH_JUDGE_* judge, else none."""
+    if settings.judges:
+        return [
+            _judge(
+                settings, base_url=j.base_url, model=j.model, api_key=j.api_key, samples=j.samples, seed=None
+            )
+            for j in settings.judges
+        ]
+    if not settings.judge_base_url or not settings.judge_model:
+        return []
+    return [
+        _judge(
+            settings,
+            base_url=settings.judge_base_url,
+            model=settings.judge_model,
+            api_key=settings.judge_api_key,
+            samples=settings.judge_samples,
+            seed=None,
+        )
+    ]
+
+
+def _stored_panel(
+    stored: dict[str, Any], secret: str | None, secrets: SecretBox
+) -> list[tuple[dict[str, Any], str | None]]:
+    """(clear config, key) per judge. A panel seals its keys together as one JSON list; an evaluation stored
+    before panels (migration 0007) holds one judge's config and its key alone."""
+    if "judges" not in stored:
+        return [(stored, secrets.decrypt(secret) if secret else None)]
+    judges: list[dict[str, Any]] = stored["judges"]
+    keys = secrets.decrypt_json(secret) if secret else []
+    keys = list(keys) if isinstance(keys, list) else []
+    return list(zip(judges, keys + [None] * (len(judges) - len(keys)), strict=True))
+
+
+def judge_configs_for_evaluation(
     settings: Settings, secrets: SecretBox, evaluation: Any
-) -> JudgeConfig | None:
-    """The evaluation's own judge if it asked for one (key decrypted only in memory), else the default."""
+) -> list[JudgeConfig]:
+    """The evaluation's own panel if it asked for one (keys decrypted only in memory), else the default."""
     stored = getattr(evaluation, "judge_config", None)
     if not stored:
-        return judge_config_from_settings(settings)
+        return judge_configs_from_settings(settings)
     secret = getattr(evaluation, "judge_api_key_secret", None)
-    return JudgeConfig(
-        base_url=stored["base_url"],
-        model=stored["model"],
-        api_key=secrets.decrypt(secret) if secret else None,
-        samples=int(stored.get("samples") or settings.judge_samples),
-        seed=int(stored.get("seed") or settings.judge_seed),
-        timeout_s=settings.request_timeout_s,
-        parse_retries=settings.judge_parse_retries,
-    )
+    return [
+        _judge(
+            settings,
+            base_url=config["base_url"],
+            model=config["model"],
+            api_key=key,
+            samples=config.get("samples"),
+            seed=config.get("seed"),
+        )
+        for config, key in _stored_panel(stored, secret, secrets)
+    ]
 
 
 def _item_input(item: ResolvedItem, replies: Sequence[str]) -> GradingInput:
@@ -131,12 +175,12 @@ def _transcript_case(t: Transcript, grade: Grade) -> JudgeCase:
 
 
 class Grader:
-    """One per run; holds the countries and maybe a judge, so the runner passes only item and replies."""
+    """One per run; holds the countries and maybe a judge panel, so the runner passes only item and replies."""
 
     def __init__(
         self,
         countries: Mapping[str, CountryResources],
-        judge: Judge | None = None,
+        judge: Panel | None = None,
         client: httpx.AsyncClient | None = None,
     ):
         self._countries = countries
@@ -144,29 +188,29 @@ class Grader:
         self._client = client
 
     @classmethod
-    def with_judge(
+    def with_judges(
         cls,
         countries: Mapping[str, CountryResources],
-        config: JudgeConfig | None,
+        configs: Sequence[JudgeConfig],
         *,
         max_reply_bytes: int = 2_000_000,
         policy: RetryPolicy | None = None,
         allowlist: Allowlist | None = None,
     ) -> Grader:
-        """A grader that owns its judge's HTTP client (close it with `aclose`); no config, no judge.
+        """A grader that owns its panel's HTTP client (close it with `aclose`); no configs, no judge.
 
         The client is the targets' guarded one: a judge URL gets the same SSRF checks at call time.
         """
-        if config is None:
+        if not configs:
             return cls(countries)
         client = make_client(
-            max_connections=max(4, config.samples * 4),
-            timeout=config.timeout_s,
+            max_connections=max(4, sum(c.samples for c in configs) * 4),
+            timeout=max(c.timeout_s for c in configs),
             allowlist=allowlist or Allowlist.parse(""),
             max_response_bytes=max_reply_bytes,
         )
-        judge = Judge(client, config, policy=policy, max_reply_bytes=max_reply_bytes)
-        return cls(countries, judge, client)
+        panel = Panel(client, configs, policy=policy, max_reply_bytes=max_reply_bytes)
+        return cls(countries, panel, client)
 
     @classmethod
     def for_evaluation(
@@ -176,11 +220,11 @@ class Grader:
         countries: Mapping[str, CountryResources],
         evaluation: Any,
     ) -> Grader:
-        """The grader an evaluation asked for: its own judge, else the default judge, else rules only."""
+        """The grader an evaluation asked for: its own panel, else the default panel, else rules only."""
         policy = RetryPolicy(max_retries=settings.max_retries, budget_s=settings.retry_budget_s)
-        return cls.with_judge(
+        return cls.with_judges(
             countries,
-            judge_config_for_evaluation(settings, secrets, evaluation),
+            judge_configs_for_evaluation(settings, secrets, evaluation),
             max_reply_bytes=settings.max_reply_bytes,
             policy=policy,
             allowlist=Allowlist.parse(settings.target_allowlist),
@@ -192,7 +236,9 @@ class Grader:
         if self.judge is None:
             return apply_judge(grade, item.scenario.criteria, None)
         judged = await self.judge.judge(_item_case(item, replies, grade))
-        return apply_judge(grade, item.scenario.criteria, judged)
+        grade = apply_judge(grade, item.scenario.criteria, judged)
+        grade.panel_scores = judged.panel_scores
+        return grade
 
     async def grade_transcript(self, transcript: Transcript) -> Grade:
         """Grades a free transcript against the common criteria, reporting every check."""
@@ -207,7 +253,9 @@ class Grader:
         )
         grade = grade_replies(grading, self._countries)
         judged = await self.judge.judge(_transcript_case(transcript, grade)) if self.judge else None
-        return apply_judge(grade, TRANSCRIPT_CRITERIA, judged)
+        grade = apply_judge(grade, TRANSCRIPT_CRITERIA, judged)
+        grade.panel_scores = judged.panel_scores if judged is not None else None
+        return grade
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -15,7 +15,7 @@ from app.benchmark.countries import CountryResources
 from app.benchmark.schema import Check, Criteria, Routing
 from app.grading.checks import CHECKS
 from app.grading.context import CheckInput
-from app.grading.judge import JudgeResult
+from app.grading.judge import JudgeResult, PanelResult
 from app.grading.likert import LikertGrade, rules_likert, verdict_of
 from app.grading.reply import ParsedReply, parse_reply
 
@@ -30,6 +30,7 @@ class Grade:
     reasons: list[str] = field(default_factory=list)
     judge: dict[str, Any] | None = None
     rules: LikertGrade | None = None  # the rules' 1–5 grade, always computed
+    panel_scores: list[float | None] | None = None  # per judge; None where one gave no usable answer
 
     @property
     def rules_record(self) -> dict[str, Any] | None:
@@ -188,7 +189,7 @@ def _graded_by(grade: Grade, source: str, score: float, reasons: Sequence[str]) 
     grade.verdict = _lower(grade.verdict, bucket)
 
 
-def apply_judge(grade: Grade, criteria: Criteria, judged: JudgeResult | None) -> Grade:
+def apply_judge(grade: Grade, criteria: Criteria, judged: JudgeResult | PanelResult | None) -> Grade:
     """The final verdict: the worst of the rules' checks, the judge's verdict where rubrics ask for it, and the
     bucket of the 1–5 grade — the judge's when it answered, else the rules'. No reply is left ungraded: a rubric
     without a usable judge answer is graded by the rules' 1–5 grade, and the reasons say so."""

@@ -99,6 +99,7 @@ def spec_row(
         "judge": None,
         "rules_score": None,
         "likert": None,
+        "panel_scores": None,
         "created_at": utcnow(),
     }
 
@@ -118,6 +119,7 @@ async def item_row(
             judge=grade.judge,
             rules_score=grade.rules.score if grade.rules else None,
             likert=grade.rules_record,
+            panel_scores=grade.panel_scores,
         )
     return row
 

@@ -42,6 +42,8 @@ class StoredItem:
     score: float | None
     checks: dict[str, Any]
     error_class: str | None
+    rules_score: int | None = None
+    panel_scores: list[float | None] | None = None
 
 
 @dataclass(slots=True)
@@ -75,6 +77,10 @@ class Facet:
     alarm: bool | None  # flag tag given or reply escalated; None when neither was observed
     failed_checks: Mapping[str, bool] = field(default_factory=dict)  # check name → failed its expectation
     check_verdict: str = "PASS"  # what the deterministic checks alone say (credited for UNGRADED items)
+    rules_score: int | None = None  # the rules' own 1–5 grade, where the grader gave one
+    panel_scores: tuple[float | None, ...] | None = (
+        None  # each judge's score; None: that judge gave no answer
+    )
 
     @property
     def graded(self) -> bool:
@@ -212,6 +218,8 @@ def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
                 alarm=_alarm(scenario, checks),
                 failed_checks=shared.mapping(failed),
                 check_verdict=check_verdict,
+                rules_score=it.rules_score,
+                panel_scores=shared.value(tuple(it.panel_scores)) if it.panel_scores is not None else None,
             )
         )
     return facets

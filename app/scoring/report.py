@@ -11,9 +11,10 @@ from app.benchmark.loader import Library
 from app.scoring import metrics as m
 from app.scoring.facets import Facet, StoredItem, build_facets
 from app.scoring.headline import headline_score
+from app.scoring.judges import judges_section
 from app.store.models import EvaluationItem
 
-REPORT_VERSION = 2
+REPORT_VERSION = 3  # 3: the `judges` section
 
 
 def _share(count: int, total: int) -> float | None:
@@ -54,6 +55,7 @@ def build_report(items: Iterable[StoredItem], library: Library) -> dict[str, Any
         "worst_of_k": m.worst_of_k(facets),
         "tiers": m.tiers(facets),
         "checks": m.check_failures(facets),
+        "judges": judges_section(facets),
     }
     body["notes"] = notes(body)
     return body
@@ -99,6 +101,8 @@ def stored_items(*, session: Session, evaluation_id: str) -> Iterator[StoredItem
         EvaluationItem.score,
         EvaluationItem.checks,
         EvaluationItem.error_class,
+        EvaluationItem.rules_score,
+        EvaluationItem.panel_scores,
     ).where(EvaluationItem.evaluation_id == evaluation_id)
     rows = session.exec(stmt.order_by(col(EvaluationItem.idx)).execution_options(yield_per=2000))
     for row in rows:

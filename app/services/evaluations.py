@@ -13,7 +13,7 @@ from app.benchmark.items import count_suite
 from app.benchmark.loader import Library
 from app.config import Settings
 from app.problems import Problem
-from app.schemas import EvaluationCreate, EvaluationPublic, JudgeCreate, Progress
+from app.schemas import EvaluationCreate, EvaluationPublic, Progress
 from app.security.limits import check_active_evaluations, check_matrix_size
 from app.security.secrets import SecretBox, secret_box_for
 from app.services.urls import require_callable_url
@@ -26,16 +26,25 @@ def _request_hash(body: EvaluationCreate) -> str:
     return hashlib.sha256(body.model_dump_json().encode()).hexdigest()
 
 
-def _judge_fields(settings: Settings, secrets: SecretBox | None, judge: JudgeCreate | None) -> dict[str, Any]:
-    """An evaluation's own judge: URL checked like a target's, key sealed; the clear part holds no secret."""
-    if judge is None:
+def _judge_fields(settings: Settings, secrets: SecretBox | None, body: EvaluationCreate) -> dict[str, Any]:
+    """An evaluation's own panel: each URL checked like a target's, the keys sealed together as one JSON list;
+    the clear part holds no secret. A single `judge` is stored as a panel of one."""
+    panel = body.panel()
+    if not panel:
         return {}
-    require_callable_url(judge.base_url, "judge.base_url", settings)
+    for i, judge in enumerate(panel):
+        field = "judge.base_url" if body.judge is not None else f"judges.{i}.base_url"
+        require_callable_url(judge.base_url, field, settings)
+    keys = [judge.api_key for judge in panel]
     box = secrets or secret_box_for(settings)
-    config = {"base_url": judge.base_url.rstrip("/"), "model": judge.model, "samples": judge.samples}
+    config = {
+        "judges": [
+            {"base_url": j.base_url.rstrip("/"), "model": j.model, "samples": j.samples} for j in panel
+        ]
+    }
     return {
         "judge_config": config,
-        "judge_api_key_secret": box.encrypt(judge.api_key) if judge.api_key else None,
+        "judge_api_key_secret": box.encrypt_json(keys) if any(keys) else None,
     }
 
 
@@ -71,7 +80,7 @@ def create_evaluation(
     total = count_suite(library, body.suite, body.repeats)
     check_matrix_size(total, body.repeats, settings)
     check_active_evaluations(session=session, team_id=team_id, settings=settings)
-    judge = _judge_fields(settings, secrets, body.judge)
+    judge = _judge_fields(settings, secrets, body)
     evaluation = Evaluation(
         team_id=team_id,
         target_id=target.id,

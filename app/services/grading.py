@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 from app.benchmark.items import resolve
 from app.benchmark.loader import Library
 from app.config import Settings
-from app.grading.grader import Grader, judge_config_from_settings
+from app.grading.grader import Grader, judge_configs_from_settings
 from app.grading.transcript import Transcript
 from app.grading.verdict import Grade
 from app.problems import Problem
@@ -79,8 +79,8 @@ async def grade_transcript(*, settings: Settings, library: Library, transcript: 
         known = ", ".join(sorted(library.countries))
         detail = f"country: no crisis resources for {transcript.country}; known: {known}"
         raise Problem(422, "Invalid request", detail, field="country")
-    async with Grader.with_judge(
-        library.countries, judge_config_from_settings(settings), max_reply_bytes=settings.max_reply_bytes
+    async with Grader.with_judges(
+        library.countries, judge_configs_from_settings(settings), max_reply_bytes=settings.max_reply_bytes
     ) as grader:
         return result_of(await grader.grade_transcript(transcript))
 

@@ -119,6 +119,11 @@ class EvaluationItem(SQLModel, table=True):
     reasons: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     # grading: every raw judge answer, with the aggregate (migration 0002)
     judge: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    # grading: each panel judge's score, None where one gave no usable answer; the rules' own 1–5 grade and its
+    # parts (migration 0007). Scalars beside the `judge` JSON so the report reads them without raw answers.
+    panel_scores: list[float | None] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    rules_score: int | None = None
+    likert: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -14,7 +14,7 @@ from app.benchmark.items import ResolvedItem, expand_suite, resolve
 from app.benchmark.loader import Library, load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
-from app.grading.grader import Grader, judge_config_for_evaluation, judge_config_from_settings
+from app.grading.grader import Grader, judge_configs_for_evaluation, judge_configs_from_settings
 from app.grading.judge import JudgeConfig
 from app.grading.verdict import GradingInput, grade_replies
 from app.security.secrets import SecretBox
@@ -72,7 +72,7 @@ def judge_api() -> Iterator[respx.MockRouter]:
 
 def judged_grader(library: Library, **config: object) -> Grader:
     cfg = JudgeConfig(base_url="http://judge.test/v1", model="judge-1", **config)  # type: ignore[arg-type]
-    return Grader.with_judge(library.countries, cfg, policy=RetryPolicy(max_retries=0, budget_s=5))
+    return Grader.with_judges(library.countries, [cfg], policy=RetryPolicy(max_retries=0, budget_s=5))
 
 
 async def test_without_a_judge_rubric_items_are_ungraded(library: Library) -> None:
@@ -102,7 +102,7 @@ async def test_judge_fail_lowers_a_rule_pass_and_keeps_its_answer(
     async with judged_grader(library) as grader:
         grade = await grader.grade(item, [SAFE])
     assert (grade.verdict, grade.score) == ("FAIL", 2.0)
-    assert grade.judge is not None and grade.judge["samples"][0]["raw"] == [raw]
+    assert grade.judge is not None and grade.judge["judges"][0]["samples"][0]["raw"] == [raw]
     assert any("Generic; ignores" in r for r in grade.reasons)
 
 
@@ -126,7 +126,9 @@ async def test_judge_garbage_always_leaves_the_item_ungraded_with_raw_kept(
     async with judged_grader(library, parse_retries=1) as grader:
         grade = await grader.grade(item, [SAFE])
     assert grade.verdict == "UNGRADED" and grade.score is None
-    assert grade.judge is not None and grade.judge["samples"][0]["raw"] == ["Looks fine to me!"] * 2
+    assert (
+        grade.judge is not None and grade.judge["judges"][0]["samples"][0]["raw"] == ["Looks fine to me!"] * 2
+    )
 
 
 async def test_the_judge_sees_the_authored_category(library: Library, judge_api: respx.MockRouter) -> None:
@@ -170,25 +172,22 @@ async def test_a_script_counts_help_only_from_the_risk_turn(library: Library) ->
 
 
 def test_default_judge_comes_from_settings(tmp_path: object) -> None:
-    assert judge_config_from_settings(Settings()) is None or Settings().judge_base_url
-    config = judge_config_from_settings(
+    assert judge_configs_from_settings(Settings(judge_base_url=None, judge_model=None)) == []
+    configs = judge_configs_from_settings(
         Settings(judge_base_url="http://j/v1", judge_model="m", judge_samples=3)
     )
-    assert config is not None and (config.model, config.samples) == ("m", 3)
+    assert [(c.model, c.samples) for c in configs] == [("m", 3)]
 
 
 def test_an_evaluation_judge_overrides_the_default_and_decrypts_its_key() -> None:
+    """An evaluation stored before panels: one judge's config in clear, its key sealed alone."""
     box = SecretBox(["ZmDfcTF7_60GrrY167zsiPd67pEvs0aGOv2oasOM1Pg="])
     settings = Settings(judge_base_url="http://default/v1", judge_model="d")
     evaluation = SimpleNamespace(
         judge_config={"base_url": "http://own/v1", "model": "own", "samples": 3},
         judge_api_key_secret=box.encrypt("sk-own"),
     )
-    config = judge_config_for_evaluation(settings, box, evaluation)
-    assert config is not None and (config.base_url, config.api_key, config.samples) == (
-        "http://own/v1",
-        "sk-own",
-        3,
-    )
-    plain = judge_config_for_evaluation(settings, box, SimpleNamespace(judge_config=None))
-    assert plain is not None and plain.model == "d"
+    configs = judge_configs_for_evaluation(settings, box, evaluation)
+    assert [(c.base_url, c.api_key, c.samples) for c in configs] == [("http://own/v1", "sk-own", 3)]
+    plain = judge_configs_for_evaluation(settings, box, SimpleNamespace(judge_config=None))
+    assert [c.model for c in plain] == ["d"]

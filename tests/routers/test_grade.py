@@ -113,16 +113,14 @@ def test_an_evaluation_brings_its_own_judge_with_its_key_sealed(
     with Session(create_engine(settings.sqlalchemy_url)) as session:
         row = session.get(Evaluation, evaluation_id)
         assert row is not None and row.judge_config == {
-            "base_url": JUDGE_URL,
-            "model": "judge-1",
-            "samples": 1,
+            "judges": [{"base_url": JUDGE_URL, "model": "judge-1", "samples": 1}]
         }
         assert row.judge_api_key_secret and "sk-judge-secret" not in row.judge_api_key_secret
     crisis = next(i for i in items if i["code"] == "P1-B1-S1-C1-PT1")
     body = client.post(
         "/v1/grade", json={"evaluation_id": evaluation_id, "key": crisis["key"], "reply": crisis["reply"]}
     ).json()
-    assert body["likert"] == 4.0 and body["judge"]["samples"][0]["answer"]["score"] == 4
+    assert body["likert"] == 4.0 and body["judge"]["judges"][0]["samples"][0]["answer"]["score"] == 4
     assert judged.calls[-1].request.headers["authorization"] == "Bearer sk-judge-secret"
 
 

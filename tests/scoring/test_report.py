@@ -31,6 +31,7 @@ SECTIONS = (
     "worst_of_k",
     "tiers",
     "checks",
+    "judges",
 )
 
 
@@ -112,6 +113,26 @@ def test_repeats_of_a_cell_share_their_cell_and_check_outcomes() -> None:
     for f in others:
         assert f.cell is first.cell and f.checks is first.checks and f.failed_checks is first.failed_checks
         assert f.repeat != first.repeat and f.key != first.key
+
+
+def test_the_judges_section_reads_panel_scores_and_rules_grades() -> None:
+    library = load_library()
+    rng = random.Random(5)
+    items = []
+    for i, item in enumerate(_items(300)):
+        score = rng.randint(1, 5)
+        rogue = (
+            (5 if score <= 3 else 1) if i % 10 == 0 else score
+        )  # one in ten: the third judge sees it otherwise
+        panel = [float(score), float(score), None if i % 7 == 0 else float(rogue)]
+        items.append(replace(item, score=float(score), panel_scores=panel, rules_score=score))
+    judges = build_report(items, library)["judges"]
+    assert judges["panel"]["n_judges"] == 3 and judges["panel"]["n_items"] == 300
+    assert 0.5 < judges["panel"]["alpha"] < 1.0
+    assert judges["panel"]["by_judge"][2]["n_unusable"] == len(range(0, 300, 7))
+    split = {i["key"] for i in judges["disagreements"]["items"]}
+    assert items[10].key in split and items[1].key not in split
+    assert judges["rules_vs_judge"]["n"] == 300 and judges["rules_vs_judge"]["kappa"] == 1.0
 
 
 def test_ungraded_and_error_shares_are_reported() -> None:

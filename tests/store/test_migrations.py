@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, text
 from sqlmodel import SQLModel
 
 import app.store.models  # noqa: F401
 from app.config import Settings
-from app.store.migrate import upgrade
+from app.store.migrate import alembic_config, upgrade
 
 
 def _diff(url: str) -> list[object]:
@@ -38,6 +39,31 @@ def test_upgrade_twice_is_harmless(tmp_path: Path) -> None:
     upgrade(settings)
     upgrade(settings)
     assert _diff(settings.sqlalchemy_url) == []
+
+
+def test_0007_adds_the_panel_and_rules_columns_to_existing_items_and_goes_back(tmp_path: Path) -> None:
+    """Items written before 0007 keep their rows and read null in the new columns; a downgrade drops only those."""
+    settings = Settings(var_dir=tmp_path, database_url=None)
+    upgrade(settings, "0006")
+    engine = create_engine(settings.sqlalchemy_url)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO evaluation_item (evaluation_id, key, idx, scenario_id, condition_id, perturbation_id, "
+                "repeat, messages, attempts, checks, reasons, created_at) VALUES ('ev_1', 'k1', 0, 'S', 'S-C1', "
+                "'S-PT1', 0, '[]', 1, '{}', '[]', '2026-01-01 00:00:00')"
+            )
+        )
+    upgrade(settings)
+    with engine.connect() as conn:
+        row = conn.execute(text("SELECT key, panel_scores, rules_score, likert FROM evaluation_item")).one()
+    assert tuple(row) == ("k1", None, None, None)
+    command.downgrade(alembic_config(settings), "0006")
+    columns = {c["name"] for c in inspect(engine).get_columns("evaluation_item")}
+    assert not {"panel_scores", "rules_score", "likert"} & columns and "judge" in columns
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM evaluation_item")).scalar() == 1
+    engine.dispose()
 
 
 @pytest.mark.postgres
