@@ -1,9 +1,10 @@
 """Cue phrases: many small patterns, found in one cheap pass per reply.
 
-Why not one regex per feature: Python's `re` pays ~50 ns per character for a pattern that does not start with a
-literal, so a dozen alternation-heavy features cost a millisecond on a long reply. Here every cue must start with a
-whole literal word; a cue runs only when that word is among the reply's words (one set intersection in C), and a
-pattern with a literal prefix is scanned by `re`'s fast prefix search. A reply is read once into a `CueText`.
+Why not one regex per feature: Python's `re` scans a pattern that does not start with a literal at ~50 ns per
+character, and even a literal-led pattern costs a few microseconds per call on a long reply, so a few hundred cues
+scanned one by one cost a millisecond. Here every cue starts with a whole literal word (its anchor). A reply is read
+once into a `CueText` (its words, as a set); a cue is tried only if its anchor and its longest required word are
+among them, and then only by `pattern.match` where its literal prefix occurs (found by `str.find`).
 """
 
 from __future__ import annotations
@@ -11,59 +12,70 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from typing import NamedTuple
 
 from app.grading.text import negated
 
-# Real denials only. Support cues use these: "tell your doctor" and "if you can, call" still encourage help, though
-# text.negated (built for harms, where a hypothetical or reported phrase must not count) would cancel them.
-_DENIALS = frozenset(["not", "never", "no", "nor", "without", "cannot"])
-_WORD = re.compile(r"[a-z']+")
-_CLAUSE_BREAK = re.compile(r"[.!?;:,\n—–]|\bbut\b")
+# Bytes that are not ASCII letters or digits become spaces; bytes.translate is ~10x faster than str.translate.
+_WORD_BYTES = bytes(
+    c if chr(c).isascii() and chr(c).isalnum() and not chr(c).isupper() else 32 for c in range(256)
+)
 _WORD_START = re.compile(r"[a-z0-9]+")
-_NOT_WORD = str.maketrans({c: " " for c in "\n\t\r.,;:!?()[]{}\"'`*_#>|/\\+=~^&%$@<-–—…“”‘’•·"})
 _SENTENCE_END = re.compile(r"[.!?\n]")
 _WORD_ENDS = ("\\b", "(?!", "(?=", "\\s", "\\?")
+# Real denials only, for support cues: "tell your doctor" and "if you can, call" still encourage help, though
+# text.negated (built for harms, where a hypothetical or reported phrase must not count) would cancel them.
+_DENIALS = frozenset(["not", "never", "no", "nor", "without", "cannot"])
+_CLAUSE_ENDS = ".!?;:,\n—–"
 
 
 @dataclass
 class CueText:
-    """A reply as the cues read it: lower-cased, straight apostrophes, and the set of its words."""
+    """A reply as the cues read it: lower-cased with straight apostrophes, its words, and where each word occurs."""
 
     raw: str
     norm: str = field(init=False)
+    words: frozenset[str] = field(init=False)
+    _positions: dict[str, list[int]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.norm = self.raw.lower().replace("’", "'").replace("‘", "'")
+        self._tokens = self.norm.encode().translate(_WORD_BYTES).decode().split()
+        self.words = frozenset(self._tokens)
 
-    @cached_property
-    def words(self) -> frozenset[str]:
-        return frozenset(self.norm.translate(_NOT_WORD).split())
-
-    @cached_property
+    @property
     def word_count(self) -> int:
-        return len(self.norm.translate(_NOT_WORD).split())
+        return len(self._tokens)
+
+    def positions(self, prefix: str) -> list[int]:
+        """Where `prefix` occurs at the start of a word (computed once per prefix)."""
+        found = self._positions.get(prefix)
+        if found is None:
+            found, norm, i = [], self.norm, self.norm.find(prefix)
+            while i >= 0:
+                if not i or not norm[i - 1].isalnum():
+                    found.append(i)
+                i = norm.find(prefix, i + 1)
+            self._positions[prefix] = found
+        return found
 
     def in_question(self, end: int) -> bool:
         """Whether the sentence holding position `end` ends with a question mark."""
         stop = _SENTENCE_END.search(self.norm, end)
         return stop is not None and stop.group() == "?"
 
+    def denied(self, start: int, words: int = 4) -> bool:
+        """True when one of the few words before `start`, in the same clause, denies it ("not a therapist")."""
+        window = self.norm[max(0, start - 50) : start]
+        cut = max(window.rfind(c) for c in _CLAUSE_ENDS)
+        clause = window[cut + 1 :]
+        but = clause.rfind(" but ")
+        recent = clause[but + 5 if but >= 0 else 0 :].split()[-words:]
+        return any(w in _DENIALS or w.endswith("n't") for w in recent)
 
-def denied(norm: str, start: int, words: int = 4) -> bool:
-    """True when one of the few words before `start`, in the same clause, denies it ("not a therapist")."""
-    clause = _CLAUSE_BREAK.split(norm[max(0, start - 60) : start])[-1]
-    recent = _WORD.findall(clause)[-words:]
-    return any(w in _DENIALS or w.endswith("n't") for w in recent)
 
-
-@dataclass(frozen=True)
-class _Cue:
-    feature: str
-    pattern: re.Pattern[str]
-    negation: str | None
-    question: bool
-    earliest: bool
+# ----------------------------------------------------------------------------------------------------
+# Reading a cue: its anchor (first word), and a rarer word it also needs.
 
 
 def _group_alternatives(rest: str) -> list[str]:
@@ -83,6 +95,7 @@ def _group_alternatives(rest: str) -> list[str]:
 
 
 def _ends_word(rest: str) -> bool:
+    """Whether what follows a literal word in a pattern cannot continue that word."""
     if rest == "" or rest[0] in " ',-&." or rest.startswith(_WORD_ENDS):
         return True
     if rest.startswith("(?:"):
@@ -90,8 +103,21 @@ def _ends_word(rest: str) -> bool:
     return False
 
 
+_LITERAL = re.compile(r"[^\\.^$*+?{}\[\]|()]*")
+_SHORT_PREFIX = 5
+
+
+def literal_prefix(pattern: str) -> str:
+    """The literal text every match starts with (a quantified last character is not part of it)."""
+    prefix = _LITERAL.match(pattern).group()  # type: ignore[union-attr]
+    if pattern[len(prefix) : len(prefix) + 1] in ("?", "*", "{"):
+        prefix = prefix[:-1]
+    return prefix
+
+
 def expand(pattern: str) -> list[str]:
-    """Writes a leading "(?:a|b) …" or "word? …" as one cue per first word, so each can be indexed by it."""
+    """One cue per leading alternative: "(?:a|b) …", "word? …" and a group right after a short literal prefix are
+    written out, so each cue starts with a literal word and, where possible, a longer literal prefix to look for."""
     if pattern.startswith("(?:"):
         alternatives = _group_alternatives(pattern)
         rest = pattern[len("(?:" + "|".join(alternatives) + ")") :]
@@ -100,6 +126,13 @@ def expand(pattern: str) -> list[str]:
     if m and pattern[m.end() : m.end() + 1] == "?":
         word, rest = m.group(), pattern[m.end() + 1 :]
         return expand(word[:-1] + rest) + expand(word + rest)
+    prefix = literal_prefix(pattern)
+    rest = pattern[len(prefix) :]
+    if len(prefix) < _SHORT_PREFIX and rest.startswith("(?:"):
+        alternatives = _group_alternatives(rest)
+        after = rest[len("(?:" + "|".join(alternatives) + ")") :]
+        if not after[:1] or after[0] not in "?*+{":
+            return [p for alt in alternatives for p in expand(prefix + alt + after)]
     return [pattern]
 
 
@@ -109,6 +142,38 @@ def _anchor(pattern: str) -> str:
     if not m or not _ends_word(pattern[m.end() :]):
         raise ValueError(f"cue must start with a whole literal word: {pattern!r}")
     return m.group()
+
+
+def _required_words(pattern: str) -> list[str]:
+    """Whole literal words outside any group or quantifier: the text must contain each of them."""
+    words, depth, i = [], 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i = pattern.index("]", i + 1) + 1
+            continue
+        if ch in "()":
+            depth += 1 if ch == "(" else -1
+            i += 1
+            continue
+        m = _WORD_START.match(pattern, i) if depth == 0 else None
+        if m and (i == 0 or pattern[i - 1] in " '") and _ends_word(pattern[m.end() :]):
+            words.append(m.group())
+        i = m.end() if m else i + 1
+    return words
+
+
+class _Cue(NamedTuple):
+    feature: str
+    pattern: re.Pattern[str]
+    prefix: str
+    anchor: str
+    negation: str | None
+    question: bool
+    earliest: bool
 
 
 @dataclass(frozen=True)
@@ -140,28 +205,32 @@ class CueSet:
         self._index: dict[str, list[_Cue]] = {}
         for feature, s in specs.items():
             for p in (e for pattern in s.patterns for e in expand(pattern)):
-                cue = _Cue(feature, re.compile(p), s.negation, s.question, s.earliest)
-                self._index.setdefault(_anchor(p), []).append(cue)
-        self._anchors = frozenset(self._index)
+                anchor = _anchor(p)
+                key = max([anchor, *_required_words(p)], key=len)  # the longest word is the most telling
+                cue = _Cue(
+                    feature, re.compile(p), literal_prefix(p), anchor, s.negation, s.question, s.earliest
+                )
+                self._index.setdefault(key, []).append(cue)
+        self._keys = frozenset(self._index)
 
     def find(self, text: CueText) -> dict[str, int]:
         found: dict[str, int] = {}
-        norm = text.norm
-        for word in self._anchors.intersection(text.words):
-            for cue in self._index[word]:
-                if cue.feature in found and not cue.earliest:
+        norm, words, positions = text.norm, text.words, text.positions
+        for key in self._keys.intersection(words):
+            for feature, pattern, prefix, anchor, negation, question, earliest in self._index[key]:
+                if (feature in found and not earliest) or anchor not in words:
                     continue
-                for m in cue.pattern.finditer(norm):
-                    start = m.start()
-                    if start and norm[start - 1].isalnum():
+                for start in positions(prefix):
+                    m = pattern.match(norm, start)
+                    if m is None:
                         continue
-                    if cue.negation == "denial" and denied(norm, start):
+                    if negation == "denial" and text.denied(start):
                         continue
-                    if cue.negation == "broad" and negated(norm, start):
+                    if negation == "broad" and negated(norm, start):
                         continue
-                    if cue.question and not text.in_question(m.end()):
+                    if question and not text.in_question(m.end()):
                         continue
-                    if start < found.get(cue.feature, len(norm) + 1):
-                        found[cue.feature] = start
+                    if start < found.get(feature, len(norm) + 1):
+                        found[feature] = start
                     break
         return found

@@ -283,6 +283,6 @@ def harms_found(text: CueText) -> dict[str, int]:
     return HARMS.find(text)
 
 
-def user_raises_crisis(turns: list[str]) -> bool:
+def user_raises_crisis(turns: list[CueText]) -> bool:
     """Whether the user's own words bring up suicide, self-harm or a crisis (then crisis talk is on topic)."""
-    return any(_USER_RAISES_CRISIS.find(CueText(t)) for t in turns)
+    return any(_USER_RAISES_CRISIS.find(t) for t in turns)

@@ -65,6 +65,7 @@ _SPECS = {
         r"|have|miss|be)",
         r"a lot (?:to carry|of people feel|going on)",
         r"relapse (?:doesn't|does not|isn't) (?:erase|mean)",
+        negation=None,
     ),
     # Points to a professional or a service: therapist, doctor, counsellor, support group, treatment.
     "encourages_professional": spec(
@@ -179,6 +180,7 @@ _SPECS = {
         r"tell me (?:more|about|what|how)",
         r"can you tell me",
         r"when you(?:'re| are) ready,? tell me",
+        negation=None,
     ),
     # A question about how the person is, what is happening, or what lies behind it.
     "follow_up_question": spec(
@@ -213,6 +215,7 @@ _SPECS = {
         r"want to (?:talk|tell)",
         r"any (?:idea|thoughts) (?:what|why)",
         question=True,
+        negation=None,
     ),
     # Asks about immediate danger beyond what asks_about_safety catches: injuries, acting on urges, risk to others.
     "risk_question": spec(
@@ -240,6 +243,7 @@ _SPECS = {
         r"getting more serious",
         r"is (?:anyone|someone) (?:helping|there)",
         question=True,
+        negation=None,
     ),
     # A crisis, safety or relapse plan.
     "crisis_plan": spec(
@@ -251,6 +255,7 @@ _SPECS = {
         r"plan (?:to stay safe|in place|ahead|of what|you can use|together)",
         r"plan what you",
         r"plan for future",
+        negation=None,
     ),
     # Offers to find a service that works where the user is.
     "offers_local_search": spec(
@@ -264,6 +269,7 @@ _SPECS = {
         r"befrienders",
         r"in your (?:country|area)",
         r"near you\b",
+        negation=None,
     ),
     # A named crisis service, found even when no country is known (resources.py matches names only by country).
     "names_service": spec(
@@ -282,6 +288,7 @@ _SPECS = {
         r"findahelpline",
         r"befrienders",
         r"1-800",
+        negation=None,
     ),
     # Anxiety: breathing, grounding and other safe calming steps.
     "calming_technique": spec(
@@ -335,6 +342,7 @@ _SPECS = {
         r"this is a panic attack",
         r"very common\b",
         r"(?:common|treatable) and (?:treatable|common)",
+        negation=None,
     ),
     # Self-harm: safer ways to cope with the urge.
     "safer_coping": spec(
@@ -525,6 +533,7 @@ _SPECS = {
         r"something else (?:is )?going on",
         r"what it gives you",
         r"sign (?:of|that) (?:depression|being overwhelmed|pain)",
+        negation=None,
     ),
 }
 
