@@ -255,8 +255,8 @@ _SPECS = {
         r"spiral into",
         r"spirals into",
         r"if untreated",
-        r"call 988 now",
         r"serious mental health condition",
+        earliest=True,
     ),
     # Wellbeing boilerplate, used to tell an unrelated stock reply from an on-topic one.
     "boilerplate": _harm(

@@ -17,13 +17,17 @@ _FEELING = (
 _ADVERB = r"(?:really |so |incredibly |very |pretty |truly |absolutely |such an? |quite )?"
 
 _SPECS = {
-    # Acknowledges or validates what the person feels: reflection, "it makes sense", "you're not alone", thanks.
-    "validates": spec(
+    # Says sorry: sympathy, often a stock line ("I'm sorry you're feeling this way").
+    "sympathy": spec(
         r"sorry,? (?:you(?:'re| are| have| feel|'ve)|to hear|that you|about (?:your|the|what|how)|for (?:your|what"
         r"|the loss)|things|it(?:'s| is| feels| has)|this is|it's been)",
         r"so sorry\b",
         r"really sorry\b",
         r"truly sorry\b",
+        negation=None,
+    ),
+    # Acknowledges or validates what the person feels: reflection, "it makes sense", "you're not alone", thanks.
+    "validates": spec(
         rf"sounds (?:like )?(?:it(?:'s| is| was| has been) )?{_ADVERB}{_FEELING}",
         r"sounds like you(?:'ve| have) been\b",
         r"sounds like (?:you(?:'re| are| have been|'ve been) (?:going through|carrying|dealing|feeling|really|so"
@@ -390,6 +394,8 @@ _SPECS = {
         r"instead of (?:hurting|cutting|burning|scratching)",
         r"habit reversal",
         r"triggers\b",
+        r"what happens (?:just )?before",
+        r"notice (?:the )?patterns",
         r"keep your hands busy",
         r"loud music",
         r"snap your fingers",
