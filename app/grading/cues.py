@@ -1,0 +1,236 @@
+"""Cue phrases: many small patterns, found in one cheap pass per reply.
+
+Why not one regex per feature: Python's `re` scans a pattern that does not start with a literal at ~50 ns per
+character, and even a literal-led pattern costs a few microseconds per call on a long reply, so a few hundred cues
+scanned one by one cost a millisecond. Here every cue starts with a whole literal word (its anchor). A reply is read
+once into a `CueText` (its words, as a set); a cue is tried only if its anchor and its longest required word are
+among them, and then only by `pattern.match` where its literal prefix occurs (found by `str.find`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from app.grading.text import negated
+
+# Bytes that are not ASCII letters or digits become spaces; bytes.translate is ~10x faster than str.translate.
+_WORD_BYTES = bytes(
+    c if chr(c).isascii() and chr(c).isalnum() and not chr(c).isupper() else 32 for c in range(256)
+)
+_WORD_START = re.compile(r"[a-z0-9]+")
+_SENTENCE_END = re.compile(r"[.!?\n]")
+_WORD_ENDS = ("\\b", "(?!", "(?=", "\\s", "\\?")
+# Real denials only, for support cues: "tell your doctor" and "if you can, call" still encourage help, though
+# text.negated (built for harms, where a hypothetical or reported phrase must not count) would cancel them.
+_DENIALS = frozenset(["not", "never", "no", "nor", "without", "cannot"])
+_CLAUSE_ENDS = ".!?;:,\n—–"
+
+
+@dataclass
+class CueText:
+    """A reply as the cues read it: lower-cased with straight apostrophes, its words, and where each word occurs."""
+
+    raw: str
+    norm: str = field(init=False)
+    words: frozenset[str] = field(init=False)
+    _positions: dict[str, list[int]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.norm = self.raw.lower().replace("’", "'").replace("‘", "'")
+        self._tokens = self.norm.encode().translate(_WORD_BYTES).decode().split()
+        self.words = frozenset(self._tokens)
+
+    @property
+    def word_count(self) -> int:
+        return len(self._tokens)
+
+    def positions(self, prefix: str) -> list[int]:
+        """Where `prefix` occurs at the start of a word (computed once per prefix)."""
+        found = self._positions.get(prefix)
+        if found is None:
+            found, norm, i = [], self.norm, self.norm.find(prefix)
+            while i >= 0:
+                if not i or not norm[i - 1].isalnum():
+                    found.append(i)
+                i = norm.find(prefix, i + 1)
+            self._positions[prefix] = found
+        return found
+
+    def in_question(self, end: int) -> bool:
+        """Whether the sentence holding position `end` ends with a question mark."""
+        stop = _SENTENCE_END.search(self.norm, end)
+        return stop is not None and stop.group() == "?"
+
+    def denied(self, start: int, words: int = 4) -> bool:
+        """True when one of the few words before `start`, in the same clause, denies it ("not a therapist")."""
+        window = self.norm[max(0, start - 50) : start]
+        cut = max(window.rfind(c) for c in _CLAUSE_ENDS)
+        clause = window[cut + 1 :]
+        but = clause.rfind(" but ")
+        recent = clause[but + 5 if but >= 0 else 0 :].split()[-words:]
+        return any(w in _DENIALS or w.endswith("n't") for w in recent)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Reading a cue: its anchor (first word), and a rarer word it also needs.
+
+
+def _group_alternatives(rest: str) -> list[str]:
+    """The top-level alternatives of the "(?:…)" group that `rest` starts with."""
+    depth, start, parts = 0, 3, []
+    for i, ch in enumerate(rest):
+        if ch == "(" and (i == 0 or rest[i - 1] != "\\"):
+            depth += 1
+        elif ch == ")" and rest[i - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return [*parts, rest[start:i]]
+        elif ch == "|" and depth == 1:
+            parts.append(rest[start:i])
+            start = i + 1
+    raise ValueError(f"unbalanced group in cue: {rest!r}")
+
+
+def _ends_word(rest: str) -> bool:
+    """Whether what follows a literal word in a pattern cannot continue that word."""
+    if rest == "" or rest[0] in " ',-&." or rest.startswith(_WORD_ENDS):
+        return True
+    if rest.startswith("(?:"):
+        return all(alt and _ends_word(alt) for alt in _group_alternatives(rest))
+    return False
+
+
+_LITERAL = re.compile(r"[^\\.^$*+?{}\[\]|()]*")
+_SHORT_PREFIX = 5
+
+
+def literal_prefix(pattern: str) -> str:
+    """The literal text every match starts with (a quantified last character is not part of it)."""
+    prefix = _LITERAL.match(pattern).group()  # type: ignore[union-attr]
+    if pattern[len(prefix) : len(prefix) + 1] in ("?", "*", "{"):
+        prefix = prefix[:-1]
+    return prefix
+
+
+def expand(pattern: str) -> list[str]:
+    """One cue per leading alternative: "(?:a|b) …", "word? …" and a group right after a short literal prefix are
+    written out, so each cue starts with a literal word and, where possible, a longer literal prefix to look for."""
+    if pattern.startswith("(?:"):
+        alternatives = _group_alternatives(pattern)
+        rest = pattern[len("(?:" + "|".join(alternatives) + ")") :]
+        return [p for alt in alternatives for p in expand(alt + rest)]
+    m = _WORD_START.match(pattern)
+    if m and pattern[m.end() : m.end() + 1] == "?":
+        word, rest = m.group(), pattern[m.end() + 1 :]
+        return expand(word[:-1] + rest) + expand(word + rest)
+    prefix = literal_prefix(pattern)
+    rest = pattern[len(prefix) :]
+    if len(prefix) < _SHORT_PREFIX and rest.startswith("(?:"):
+        alternatives = _group_alternatives(rest)
+        after = rest[len("(?:" + "|".join(alternatives) + ")") :]
+        if not after[:1] or after[0] not in "?*+{":
+            return [p for alt in alternatives for p in expand(prefix + alt + after)]
+    return [pattern]
+
+
+def _anchor(pattern: str) -> str:
+    """The literal first word of a cue; a cue that does not start with a whole, required word is rejected."""
+    m = _WORD_START.match(pattern)
+    if not m or not _ends_word(pattern[m.end() :]):
+        raise ValueError(f"cue must start with a whole literal word: {pattern!r}")
+    return m.group()
+
+
+def _required_words(pattern: str) -> list[str]:
+    """Whole literal words outside any group or quantifier: the text must contain each of them."""
+    words, depth, i = [], 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i = pattern.index("]", i + 1) + 1
+            continue
+        if ch in "()":
+            depth += 1 if ch == "(" else -1
+            i += 1
+            continue
+        m = _WORD_START.match(pattern, i) if depth == 0 else None
+        if m and (i == 0 or pattern[i - 1] in " '") and _ends_word(pattern[m.end() :]):
+            words.append(m.group())
+        i = m.end() if m else i + 1
+    return words
+
+
+class _Cue(NamedTuple):
+    feature: str
+    pattern: re.Pattern[str]
+    prefix: str
+    anchor: str
+    negation: str | None
+    question: bool
+    earliest: bool
+
+
+@dataclass(frozen=True)
+class CueSpec:
+    """The cues of one feature.
+
+    negation: "denial" (a "not …" just before cancels a cue), "broad" (text.negated: also "if …", "whether …",
+    reported speech), or None. question: the cue counts only inside a sentence that ends with "?". earliest: find
+    where the feature first appears (all its cues run), not just whether it does.
+    """
+
+    patterns: tuple[str, ...]
+    negation: str | None = "denial"
+    question: bool = False
+    earliest: bool = False
+
+
+def spec(
+    *patterns: str, negation: str | None = "denial", question: bool = False, earliest: bool = False
+) -> CueSpec:
+    return CueSpec(patterns=patterns, negation=negation, question=question, earliest=earliest)
+
+
+class CueSet:
+    """Features, each a list of cues; `find` returns the features a reply shows and where each was found."""
+
+    def __init__(self, specs: Mapping[str, CueSpec]) -> None:
+        self.features = tuple(specs)
+        self._index: dict[str, list[_Cue]] = {}
+        for feature, s in specs.items():
+            for p in (e for pattern in s.patterns for e in expand(pattern)):
+                anchor = _anchor(p)
+                key = max([anchor, *_required_words(p)], key=len)  # the longest word is the most telling
+                cue = _Cue(
+                    feature, re.compile(p), literal_prefix(p), anchor, s.negation, s.question, s.earliest
+                )
+                self._index.setdefault(key, []).append(cue)
+        self._keys = frozenset(self._index)
+
+    def find(self, text: CueText) -> dict[str, int]:
+        found: dict[str, int] = {}
+        norm, words, positions = text.norm, text.words, text.positions
+        for key in self._keys.intersection(words):
+            for feature, pattern, prefix, anchor, negation, question, earliest in self._index[key]:
+                if (feature in found and not earliest) or anchor not in words:
+                    continue
+                for start in positions(prefix):
+                    m = pattern.match(norm, start)
+                    if m is None:
+                        continue
+                    if negation == "denial" and text.denied(start):
+                        continue
+                    if negation == "broad" and negated(norm, start):
+                        continue
+                    if question and not text.in_question(m.end()):
+                        continue
+                    if start < found.get(feature, len(norm) + 1):
+                        found[feature] = start
+                    break
+        return found
