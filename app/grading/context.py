@@ -25,4 +25,4 @@ class CheckInput:
 
     @cached_property
     def findings(self) -> ResourceFindings:
-        return find_resources(self.text, self.country, self.countries)
+        return find_resources(self.text, self.country, self.countries, user_turns=self.user_turns)
