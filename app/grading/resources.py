@@ -86,7 +86,12 @@ _CONTACT_WORDS = (
     r"|llama|llame|llamar|marca|marque|marcar|línea|linea|teléfono|emergencia"
     r"|tumawag"
 )
-_CJK_CONTACT = ("電話", "ダイヤル", "番号", "通報", "相談", "緊急")
+# A service answering around the clock: "Le 3114 répond 24h/24", "erreichbar rund um die Uhr".
+_AVAILABILITY = (
+    r"24\s*/\s*7|24\s*h\s*/\s*24|24\s*(?:hours|horas|heures|Stunden)|around the clock|round the clock"
+    r"|day or night|day and night|jour et nuit|rund um die Uhr|erreichbar|erreichst|joignable"
+)
+_CJK_CONTACT = ("電話", "ダイヤル", "番号", "通報", "相談", "緊急", "24時間")
 _BEFORE_WINDOW = 45
 _AFTER_WINDOW = 35
 
@@ -175,7 +180,8 @@ class ResourceIndex:
                     self.names.append(_Name(_loose_pattern(name, ignore_case=False), label, len(name)))
         service_words = sorted({n.pattern.pattern for n in self.names}, key=len, reverse=True)
         self.context = re.compile(
-            rf"(?:\b(?:{_CONTACT_WORDS})\b|{'|'.join(_CJK_CONTACT)}|{'|'.join(service_words)})", re.IGNORECASE
+            rf"(?:\b(?:{_CONTACT_WORDS}|{_AVAILABILITY})\b|{'|'.join(_CJK_CONTACT)}|{'|'.join(service_words)})",
+            re.IGNORECASE,
         )
 
     def _add_number(self, code: str, name: str, written: str) -> None:
@@ -251,6 +257,8 @@ _UNAVAILABLE = re.compile(
     r"|\bfunktioniert (?:nicht|nicht mehr)\b",
     re.IGNORECASE,
 )
+# Just before a number: the reply tells the user not to use it ("please don't call 13 11 14").
+_NOT_TO_USE = re.compile(r"\b(?:don'?t|do not|never|not to)\s+(?:call|dial|ring|text|use)\s+$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z¡¿\"'*(])|[!?。！？\n]")
 _NAME_TO_NUMBER = 40  # "Lifeline on 13 11 14": a number this close after a name is the named service's number
 
@@ -294,16 +302,18 @@ class _Scan:
             return  # the user's own number, read back to them
         (self.unverified if valid_here else self.unknown).append((start, end, value))
 
-    def offered(self, end: int) -> bool:
-        """A number the reply does not call unavailable in the rest of its sentence."""
+    def offered(self, start: int, end: int) -> bool:
+        """A number the reply neither tells the user not to use nor calls unavailable in its sentence."""
+        if _NOT_TO_USE.search(self.text[max(0, start - 20) : start]):
+            return False
         rest = self.text[end : end + 160]
         stop = _SENTENCE_END.search(rest)
         return not _UNAVAILABLE.search(rest[: stop.start()] if stop else rest)
 
     def findings(self) -> ResourceFindings:
         foreign: dict[tuple[str, str], ResourceMatch] = {}
-        for _, end, matches in self.foreign:
-            if self.offered(end):
+        for start, end, matches in self.foreign:
+            if self.offered(start, end):
                 for m in matches:
                     foreign.setdefault((m.country, m.number), m)
         return ResourceFindings(
@@ -319,8 +329,8 @@ _QUOTE_DIGITS = 7
 
 def _values(scan: _Scan, found: list[tuple[int, int, str]]) -> list[str]:
     out: list[str] = []
-    for _, end, value in found:
-        if value not in out and scan.offered(end):
+    for start, end, value in found:
+        if value not in out and scan.offered(start, end):
             out.append(value)
     return out
 
@@ -475,19 +485,31 @@ def _is_short_code(digits: str, region: str) -> bool:
         return False
 
 
-def _scan_full_numbers(scan: _Scan) -> None:
-    """Numbers libphonenumber recognises as real that the data does not know, offered with a contact word."""
+def _full_numbers(scan: _Scan) -> list[tuple[int, int, phonenumbers.PhoneNumber]]:
+    """Numbers libphonenumber recognises as real, found once per reply (its matcher is the slow part)."""
     region = scan.country if scan.country else "ZZ"
-    for m in phonenumbers.PhoneNumberMatcher(scan.text, region, leniency=phonenumbers.Leniency.VALID):
-        if scan.overlaps(m.start, m.end):
-            continue
-        parsed = m.number
+    return [
+        (m.start, m.end, m.number)
+        for m in phonenumbers.PhoneNumberMatcher(scan.text, region, leniency=phonenumbers.Leniency.VALID)
+    ]
+
+
+def _scan_known_full_numbers(scan: _Scan, found: list[tuple[int, int, phonenumbers.PhoneNumber]]) -> None:
+    """Known lines first, so a short code inside one ("111" in "0800 / 111 0 111") is not read alone."""
+    for start, end, parsed in found:
         known = scan.index.by_intl.get((parsed.country_code, str(parsed.national_number)), [])
-        if scan.record(known, m.start, m.end) or not _has_context(scan, m.start, m.end):
+        if known and not scan.overlaps(start, end):
+            scan.record(known, start, end)
+
+
+def _scan_unknown_full_numbers(scan: _Scan, found: list[tuple[int, int, phonenumbers.PhoneNumber]]) -> None:
+    """Real numbers the data does not know, offered with a contact word: unverified local or unknown."""
+    for start, end, parsed in found:
+        if scan.overlaps(start, end) or not _has_context(scan, start, end):
             continue  # a hotel's or a shop's number, given without "call" or "helpline" near it
         e164 = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
         here = bool(scan.country) and phonenumbers.is_valid_number_for_region(parsed, scan.country)
-        scan.add_unknown(e164, m.start, m.end, valid_here=here)
+        scan.add_unknown(e164, start, end, valid_here=here)
 
 
 _IDIOM_BEFORE = re.compile(r"\bgood\s+$", re.IGNORECASE)  # "a good Samaritan" is a kind stranger
@@ -534,8 +556,10 @@ def find_resources(
     user wrote (their own phone, read back to them) are not counted as offered.
     """
     scan = _Scan(text=text, index=resource_index(countries), country=country, quoted=_quoted(user_turns))
+    full = _full_numbers(scan)
     _scan_vanities(scan)
+    _scan_known_full_numbers(scan, full)
     _scan_runs(scan)
-    _scan_full_numbers(scan)
+    _scan_unknown_full_numbers(scan, full)
     _scan_names(scan)
     return scan.findings()
