@@ -50,6 +50,11 @@ class ResourceFindings:
     unknown_numbers: list[str] = field(default_factory=list)
     unverified_local: list[str] = field(default_factory=list)
 
+    @property
+    def offers_any_line(self) -> bool:
+        """A line or number the user could call: known here or abroad, or a valid local one we cannot vouch for."""
+        return bool(self.local or self.foreign or self.unverified_local)
+
 
 def gives_local_resource(findings: ResourceFindings) -> bool:
     """The reply gives at least one crisis line or emergency number that works in the user's country."""
@@ -503,13 +508,20 @@ def _scan_known_full_numbers(scan: _Scan, found: list[tuple[int, int, phonenumbe
 
 
 def _scan_unknown_full_numbers(scan: _Scan, found: list[tuple[int, int, phonenumbers.PhoneNumber]]) -> None:
-    """Real numbers the data does not know, offered with a contact word: unverified local or unknown."""
+    """Real numbers the data does not know, given as a number to use: unverified local if valid here, else
+    unknown. Given in passing (a hotel's desk, a shop), they must not count as a resource."""
     for start, end, parsed in found:
-        if scan.overlaps(start, end) or not _has_context(scan, start, end):
-            continue  # a hotel's or a shop's number, given without "call" or "helpline" near it
+        if scan.overlaps(start, end):
+            continue
+        if not (_PHONE_LEAD.search(scan.text, max(0, start - 8), start) or _has_context(scan, start, end)):
+            continue
         e164 = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
         here = bool(scan.country) and phonenumbers.is_valid_number_for_region(parsed, scan.country)
         scan.add_unknown(e164, start, end, valid_here=here)
+
+
+# Right before a full number, a word that gives it as a number to use: "is on", "reach them at", "Name: …".
+_PHONE_LEAD = re.compile(r"(?:\b(?:on|at|au|al|unter|pelo|sa)|:)\s*$", re.IGNORECASE)
 
 
 _IDIOM_BEFORE = re.compile(r"\bgood\s+$", re.IGNORECASE)  # "a good Samaritan" is a kind stranger
