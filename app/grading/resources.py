@@ -16,7 +16,8 @@ Every number a reply offers lands in one of four places:
   number is not a working crisis line (a clinic, a shop or a retired helpline is valid too); the grade
   lists it so a reader or a judge can see it;
 - `unknown_numbers`: a valid number of another country that our data does not know.
-A number the user wrote themselves, and a number the reply says does not work there, is not offered.
+A full number the user wrote (their own, read back to them) is not offered; nor is a number that is not a
+local line when the reply tells the user not to use it or says it does not work there.
 """
 
 from __future__ import annotations
@@ -155,7 +156,7 @@ def _loose_pattern(literal: str, *, ignore_case: bool) -> re.Pattern[str]:
 class _Name:
     pattern: re.Pattern[str]
     match: ResourceMatch
-    length: int
+    first_word: str  # must appear verbatim for the name to be there: a cheap test before the regex
 
 
 class ResourceIndex:
@@ -182,7 +183,8 @@ class ResourceIndex:
                 if line.vanity:
                     self.vanities.append((_loose_pattern(line.vanity, ignore_case=True), label))
                 for name in (line.name, *line.aliases):
-                    self.names.append(_Name(_loose_pattern(name, ignore_case=False), label, len(name)))
+                    first = next(w for w in re.split(r"[\s\-–.]+", name.strip()) if w)
+                    self.names.append(_Name(_loose_pattern(name, ignore_case=False), label, first))
         service_words = sorted({n.pattern.pattern for n in self.names}, key=len, reverse=True)
         self.context = re.compile(
             rf"(?:\b(?:{_CONTACT_WORDS}|{_AVAILABILITY})\b|{'|'.join(_CJK_CONTACT)}|{'|'.join(service_words)})",
@@ -257,7 +259,8 @@ def resource_index(countries: Mapping[str, CountryResources]) -> ResourceIndex:
 _UNAVAILABLE = re.compile(
     r"\b(?:won'?t|will not|wouldn'?t|would not|doesn'?t|does not|don'?t|do not|isn'?t|is not|can'?t|cannot"
     r"|no longer)\s+(?:\w+\s+)?(?:work|help|connect|reach|be available|available|in service|valid|operate)"
-    r"|\bonly (?:works?|available|valid|operates?|for|in|within)\b|\bnot (?:available|valid|in service"
+    r"|\bonly (?:works?|available|valid|operates?)\b|\bonly (?:for|in|within) (?:the )?(?-i:[A-Z])"
+    r"|\bnot (?:available|valid|in service"
     r"|active|in use)\b|\bno (?:longer )?funciona\b|\bnão funciona\b|\bne (?:fonctionne|marche) (?:pas|plus)\b"
     r"|\bfunktioniert (?:nicht|nicht mehr)\b",
     re.IGNORECASE,
@@ -266,6 +269,7 @@ _UNAVAILABLE = re.compile(
 _NOT_TO_USE = re.compile(r"\b(?:don'?t|do not|never|not to)\s+(?:call|dial|ring|text|use)\s+$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z¡¿\"'*(])|[!?。！？\n]")
 _NAME_TO_NUMBER = 40  # "Lifeline on 13 11 14": a number this close after a name is the named service's number
+_QUOTE_DIGITS = 7  # a full number the user wrote is recognised by its last digits, whatever its prefix
 
 
 @dataclass
@@ -327,9 +331,6 @@ class _Scan:
             unknown_numbers=_values(self, self.unknown),
             unverified_local=_values(self, self.unverified),
         )
-
-
-_QUOTE_DIGITS = 7
 
 
 def _values(scan: _Scan, found: list[tuple[int, int, str]]) -> list[str]:
@@ -490,8 +491,15 @@ def _is_short_code(digits: str, region: str) -> bool:
         return False
 
 
+# Five digits, whatever separates them: a reply without them has no full number for the matcher to find (only
+# a few small numbering plans, e.g. Luxembourg's, have four-digit numbers, and those read as short codes).
+_FULL_NUMBER_DIGITS = re.compile(r"\d(?:\D{0,3}\d){4}")
+
+
 def _full_numbers(scan: _Scan) -> list[tuple[int, int, phonenumbers.PhoneNumber]]:
     """Numbers libphonenumber recognises as real, found once per reply (its matcher is the slow part)."""
+    if not _FULL_NUMBER_DIGITS.search(scan.text):
+        return []
     region = scan.country if scan.country else "ZZ"
     return [
         (m.start, m.end, m.number)
@@ -537,7 +545,8 @@ def _scan_names(scan: _Scan) -> None:
         return
     hits: list[tuple[int, int, _Name]] = []
     for name in scan.index.names:
-        hits.extend((m.start(), m.end(), name) for m in name.pattern.finditer(scan.text))
+        if name.first_word in scan.text:
+            hits.extend((m.start(), m.end(), name) for m in name.pattern.finditer(scan.text))
     elsewhere = [(s, e) for s, e, other in hits if other.match.country != scan.country]
     numbers_abroad = [s for s, _, _ in scan.foreign] + [s for s, _, _ in scan.unknown]
     for start, end, name in hits:

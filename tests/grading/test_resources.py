@@ -332,6 +332,7 @@ def test_a_line_the_reply_says_will_not_work_is_not_offered() -> None:
     assert not gives_foreign_resource_only(find("Lifeline (13 11 14) only works in Australia.", "GB"))
     assert find("The old number 08457 90 90 90 no longer works.", "GB") == ResourceFindings([], [], [], [])
     assert gives_foreign_resource_only(find("Call 988. It won't cost you anything.", "AU"))
+    assert gives_foreign_resource_only(find("Kids Helpline (1800 55 1800) is only for young people.", "NZ"))
 
 
 def test_a_name_followed_by_a_foreign_number_is_that_foreign_service() -> None:
