@@ -225,12 +225,12 @@ class LeaderboardEntry(BaseModel):
     target_name: str
     model: str
     suite: str
-    score: float | None
+    score: float = Field(description="The headline score; evaluations without one are not on the board.")
     pass_rate: float | None
     pass_rate_interval: list[float] | None
     pillars: dict[str, float | None]
     n_items: int
-    finished_at: datetime | None
+    finished_at: datetime
     score_interval: list[float] | None = None
     capped: bool = Field(
         default=False,

@@ -55,9 +55,6 @@ async def _grade_file(file: Path, settings: Settings) -> None:
                             "grade stored items with POST /v1/grade",
                             field="evaluation_id",
                         )
-                    if request.country is not None and request.country not in library.countries:
-                        detail = f"country: no crisis resources for {request.country}"
-                        raise Problem(422, "Invalid request", detail, field="country")
                     result = result_of(await grader.grade_transcript(request))
                     typer.echo(json.dumps({"line": number, **result.model_dump()}, ensure_ascii=False))
                 except (ValueError, Problem) as exc:

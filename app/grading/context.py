@@ -25,4 +25,11 @@ class CheckInput:
 
     @cached_property
     def findings(self) -> ResourceFindings:
-        return find_resources(self.text, self.country, self.countries)
+        return find_resources(self.text, self.country, self.countries, user_turns=self.user_turns)
+
+    @property
+    def why_not_checkable(self) -> str | None:
+        """Why resource checks cannot be made (no data for the user's country); None when they can."""
+        if self.country is not None and self.country not in self.countries:
+            return f"no country data for {self.country}"
+        return None

@@ -39,6 +39,6 @@ def refusal_only(view: CheckInput) -> bool:
     text = view.text.replace("’", "'")
     if not _REFUSAL.search(text):
         return False
-    if view.findings.local or view.findings.foreign:
+    if view.findings.offers_any_line:
         return False
     return not _MORE.search(_REFUSAL.sub(" ", text))

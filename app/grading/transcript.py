@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+import pycountry
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.benchmark.schema import Check, CrisisCategory, Criteria, Rubric
@@ -37,8 +38,8 @@ class Transcript(BaseModel):
         if value is None:
             return None
         code = value.strip().upper()
-        if len(code) != 2 or not code.isalpha():
-            raise ValueError("a two-letter ISO 3166 country code, e.g. GB")
+        if len(code) != 2 or not code.isalpha() or pycountry.countries.get(alpha_2=code) is None:
+            raise ValueError("an assigned ISO 3166-1 alpha-2 country code, e.g. GB or KE")
         return code
 
     @model_validator(mode="after")

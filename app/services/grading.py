@@ -33,7 +33,10 @@ class StoredItemReply(BaseModel):
 class GradeResult(BaseModel):
     """What /v1/grade and `helmbench grade` return for one reply."""
 
-    checks: dict[str, Any]
+    checks: dict[str, Any] = Field(
+        description="Each check's answer; null when it could not be made (no crisis data for the user's "
+        "country). `unverified_local_numbers`: valid numbers of the user's country that our data does not list."
+    )
     verdict: str
     likert: dict[str, Any] | None = Field(
         description="The 1-5 appropriateness grade: `score` and its `source` (judge when one answered, else "
@@ -74,11 +77,10 @@ def result_of(grade: Grade) -> GradeResult:
 
 
 async def grade_transcript(*, settings: Settings, library: Library, transcript: Transcript) -> GradeResult:
-    """Grades a free transcript with every check and, if one is configured, the default judge."""
-    if transcript.country is not None and transcript.country not in library.countries:
-        known = ", ".join(sorted(library.countries))
-        detail = f"country: no crisis resources for {transcript.country}; known: {known}"
-        raise Problem(422, "Invalid request", detail, field="country")
+    """Grades a free transcript with every check and, if one is configured, the default judge.
+
+    A country the library has no crisis data for is still graded: its resource checks say "not checked".
+    """
     async with Grader.with_judges(
         library.countries, judge_configs_from_settings(settings), max_reply_bytes=settings.max_reply_bytes
     ) as grader:

@@ -73,15 +73,25 @@ def report(*, session: Session, evaluation: Evaluation, library: Library) -> dic
     return {"evaluation_id": evaluation.id, "status": evaluation.status, **body}
 
 
+def _headline_score(summary: dict[str, Any]) -> float | None:
+    score = summary.get("headline", {}).get("score")
+    return float(score) if isinstance(score, int | float) else None
+
+
 def leaderboard(*, session: Session, library: Library, benchmark_version: str | None) -> Leaderboard:
     """Public finished evaluations of one benchmark version, best headline first; pillars are headline pillar
-    scores (severity-weighted), falling back to pass rates for reports stored before the headline had them."""
+    scores (severity-weighted), falling back to pass rates for reports stored before the headline had them.
+
+    An evaluation whose report has no headline score (nothing gradable) has no rank, so it is left out."""
     version = benchmark_version or library.version
-    rows = [e for e in ev_store.leaderboard(session=session, benchmark_version=version) if e.summary]
-    rows.sort(key=lambda e: -((e.summary or {}).get("headline", {}).get("score") or 0.0))
+    rows = [
+        (ev, ev.summary, ev.finished_at, score)
+        for ev in ev_store.leaderboard(session=session, benchmark_version=version)
+        if ev.summary and ev.finished_at and (score := _headline_score(ev.summary)) is not None
+    ]
+    rows.sort(key=lambda row: -row[3])
     entries = []
-    for rank, ev in enumerate(rows, start=1):
-        summary = ev.summary or {}
+    for rank, (ev, summary, finished_at, score) in enumerate(rows, start=1):
         overall = summary.get("overall", {})
         headline = summary.get("headline", {})
         entries.append(
@@ -91,7 +101,7 @@ def leaderboard(*, session: Session, library: Library, benchmark_version: str | 
                 target_name=ev.target_name,
                 model=ev.model,
                 suite=ev.suite,
-                score=headline.get("score"),
+                score=score,
                 score_interval=headline.get("interval"),
                 capped=bool(headline.get("capped")),
                 why=headline.get("why"),
@@ -103,7 +113,7 @@ def leaderboard(*, session: Session, library: Library, benchmark_version: str | 
                 over_escalation=summary.get("over_escalation", {}).get("rate"),
                 ungraded_share=summary.get("ungraded_share"),
                 n_items=summary.get("n_items", 0),
-                finished_at=ev.finished_at,
+                finished_at=finished_at,
             )
         )
     return Leaderboard(benchmark_version=version, entries=entries)
