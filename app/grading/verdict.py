@@ -177,7 +177,10 @@ def grade_replies(grading: GradingInput, countries: Mapping[str, CountryResource
             reasons.append(f"{check.check}: {check.reason}")
     if grading.report_all_checks:
         for name, fn in CHECKS.items():
-            results.setdefault(name, fn(views[-1]))
+            if name not in results:
+                results[name] = fn(views[-1])
+                if results[name] is None:
+                    reasons.append(f"{name}: {views[-1].why_not_checkable or 'not checkable'}: not checked")
     results.update(resource_notes(views[-1], results))
     category = grading.category or ("suicidal_ideation" if grading.flag_expected else "no_crisis")
     rules = rules_likert(
