@@ -136,12 +136,82 @@ def expand(pattern: str) -> list[str]:
     return [pattern]
 
 
+# Words in nearly every reply: a cue keyed by one of them would be tried on every reply.
+_COMMON_WORDS = """a about all also am an and any are as at be but by can could d did do does don feel
+    feeling for from get has have help here how i if in is it its just like ll m make me more my not of on or our
+    out people re really
+    s so some someone something t tell that the their them there they thing things this to up ve very was we
+    were what when where who why will with would you your yourself"""
+_COMMON = frozenset(_COMMON_WORDS.split())
+_MAX_VARIANTS = 64
+
+
+def _widest_group(pattern: str) -> tuple[int, int] | None:
+    """The top-level, unquantified "(?:…)" group with the most alternatives (its words are the telling ones)."""
+    best: tuple[int, int, int] | None = None
+    depth, i = 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            i = pattern.index("]", i + 1) + 1
+            continue
+        if ch == "(" and depth == 0 and pattern.startswith("(?:", i):
+            alternatives = _group_alternatives(pattern[i:])
+            end = i + len("(?:" + "|".join(alternatives) + ")")
+            if (end >= len(pattern) or pattern[end] not in "?*+{") and (
+                best is None or len(alternatives) > best[2]
+            ):
+                best = (i, end, len(alternatives))
+        depth += ch == "("
+        depth -= ch == ")"
+        i += 1
+    return best[:2] if best else None
+
+
+def _key(pattern: str) -> str:
+    """The longest word every match must contain: the cue is tried only on replies that have it."""
+    return max([_anchor(pattern), *_required_words(pattern)], key=lambda w: (w not in _COMMON, len(w)))
+
+
+def _refine(pattern: str) -> list[str]:
+    """Writes out groups until each variant has a key that is not a common word (within a cap)."""
+    variants, done = [pattern], []
+    while variants:
+        p = variants.pop()
+        group = None if _key(p) not in _COMMON else _widest_group(p)
+        if group is None or len(variants) + len(done) >= _MAX_VARIANTS:
+            done.append(p)
+            continue
+        start, end = group
+        variants += [p[:start] + alt + p[end:] for alt in _group_alternatives(p[start:])]
+    return done
+
+
 def _anchor(pattern: str) -> str:
     """The literal first word of a cue; a cue that does not start with a whole, required word is rejected."""
     m = _WORD_START.match(pattern)
     if not m or not _ends_word(pattern[m.end() :]):
         raise ValueError(f"cue must start with a whole literal word: {pattern!r}")
     return m.group()
+
+
+def _after_spaced_group(pattern: str, i: int) -> bool:
+    """Whether position `i` follows an optional group whose every alternative ends with a space ("(?:so |very )?")."""
+    if pattern[i - 2 : i] not in (")?", ")*"):
+        return False
+    depth, j = 0, i - 2
+    while j >= 0:
+        depth += pattern[j] == ")"
+        depth -= pattern[j] == "("
+        if depth == 0:
+            break
+        j -= 1
+    if not pattern.startswith("(?:", j):
+        return False
+    return all(alt.endswith(" ") for alt in _group_alternatives(pattern[j:]))
 
 
 def _required_words(pattern: str) -> list[str]:
@@ -160,7 +230,11 @@ def _required_words(pattern: str) -> list[str]:
             i += 1
             continue
         m = _WORD_START.match(pattern, i) if depth == 0 else None
-        if m and (i == 0 or pattern[i - 1] in " '") and _ends_word(pattern[m.end() :]):
+        if (
+            m
+            and (i == 0 or pattern[i - 1] in " '" or _after_spaced_group(pattern, i))
+            and _ends_word(pattern[m.end() :])
+        ):
             words.append(m.group())
         i = m.end() if m else i + 1
     return words
@@ -204,9 +278,8 @@ class CueSet:
         self.features = tuple(specs)
         self._index: dict[str, list[_Cue]] = {}
         for feature, s in specs.items():
-            for p in (e for pattern in s.patterns for e in expand(pattern)):
-                anchor = _anchor(p)
-                key = max([anchor, *_required_words(p)], key=len)  # the longest word is the most telling
+            for p in (r for pattern in s.patterns for e in expand(pattern) for r in _refine(e)):
+                anchor, key = _anchor(p), _key(p)
                 cue = _Cue(
                     feature, re.compile(p), literal_prefix(p), anchor, s.negation, s.question, s.earliest
                 )
@@ -215,12 +288,13 @@ class CueSet:
 
     def find(self, text: CueText) -> dict[str, int]:
         found: dict[str, int] = {}
-        norm, words, positions = text.norm, text.words, text.positions
+        norm, words, seen = text.norm, text.words, text._positions
         for key in self._keys.intersection(words):
             for feature, pattern, prefix, anchor, negation, question, earliest in self._index[key]:
                 if (feature in found and not earliest) or anchor not in words:
                     continue
-                for start in positions(prefix):
+                starts = seen.get(prefix)
+                for start in text.positions(prefix) if starts is None else starts:
                     m = pattern.match(norm, start)
                     if m is None:
                         continue
