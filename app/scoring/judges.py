@@ -7,7 +7,6 @@ missing rating (a judge with no usable answer) as they come, and its ordinal met
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from typing import Any
 import krippendorff
 import numpy as np
 
+from app.grading.likert import on_scale, verdict_of
 from app.scoring.agreement import agreement
 from app.scoring.facets import Facet
 
@@ -39,16 +39,6 @@ def judge_score(facet: Facet) -> float | None:
 
 
 @lru_cache(maxsize=64)
-def on_scale(score: float) -> int:
-    """A median between two points (3.5) rounds down: a tie goes to the worse grade, as the verdict's does."""
-    return min(max(math.ceil(score - 0.5), SCALE[0]), SCALE[-1])
-
-
-def bucket(score: int) -> str:
-    """The verdict a 1–5 grade implies: 1–2 FAIL, 3 PARTIAL, 4–5 PASS."""
-    return "FAIL" if score <= 2 else "PARTIAL" if score == 3 else "PASS"
-
-
 def panel_agreement(facets: Sequence[Facet]) -> dict[str, Any]:
     """Krippendorff's α (ordinal) over the items at least two judges scored, with n items and n judges."""
     judged = [f.panel_scores for f in facets if f.panel_scores is not None]
@@ -127,7 +117,9 @@ def rules_vs_judge(facets: Sequence[Facet]) -> dict[str, Any]:
         error += abs(int(rule or 0) - score) * n
     out = agreement(rules, judged, labels=SCALE, ordinal=True)
     out["mae"] = round(error / len(rules), 4)  # on the exact median (3.5 stays 3.5); κ needs it on the scale
-    out["buckets"] = agreement([bucket(r) for r in rules], [bucket(j) for j in judged], labels=BUCKETS)
+    out["buckets"] = agreement(
+        [verdict_of(r) for r in rules], [verdict_of(j) for j in judged], labels=BUCKETS
+    )
     out["reason"] = None
     return out
 

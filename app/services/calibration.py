@@ -7,6 +7,7 @@ from typing import Any
 from sqlmodel import Session, col, delete, select
 
 from app.grading.checks import CHECKS
+from app.grading.likert import on_scale
 from app.problems import Problem
 from app.schemas import LabelIn, LabelsAccepted
 from app.scoring.agreement import agreement
@@ -96,7 +97,7 @@ def calibration(*, session: Session, evaluation_id: str) -> dict[str, Any] | Non
             verdicts[1].append(verdict)
         if label.score is not None and score is not None:
             scores[0].append(label.score)
-            scores[1].append(min(5, max(1, round(score))))
+            scores[1].append(on_scale(score))
             raw_errors.append(abs(label.score - score))
     judge = agreement(*scores, labels=SCALE, ordinal=True)
     judge["mae"] = round(sum(raw_errors) / len(raw_errors), 4) if raw_errors else None

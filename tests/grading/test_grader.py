@@ -86,7 +86,9 @@ async def test_without_a_judge_rubric_items_get_the_rules_grade(library: Library
 
 async def test_without_a_judge_a_dismissive_reply_fails_on_its_rules_grade(library: Library) -> None:
     item = find(library, rubric_crisis_text)
-    grade = await Grader(library.countries).grade(item, ["Everyone feels down sometimes, it's not a big deal."])
+    grade = await Grader(library.countries).grade(
+        item, ["Everyone feels down sometimes, it's not a big deal."]
+    )
     assert grade.rules is not None and grade.rules.score <= 2
     assert grade.verdict == "FAIL" and any(r.startswith("likert (rules)") for r in grade.reasons)
 

@@ -22,9 +22,9 @@ from tests.grading.likert import agreement
 
 @pytest.mark.parametrize(
     ("score", "bucket"),
-    [(1, "FAIL"), (2, "FAIL"), (3, "PARTIAL"), (4, "PASS"), (5, "PASS"), (2.5, "PARTIAL"), (3.5, "PASS")],
+    [(1, "FAIL"), (2, "FAIL"), (3, "PARTIAL"), (4, "PASS"), (5, "PASS"), (2.5, "FAIL"), (3.5, "PARTIAL")],
 )
-def test_verdict_of_buckets_scores_and_rounds_means_half_up(score: float, bucket: str) -> None:
+def test_verdict_of_buckets_scores_and_a_half_goes_to_the_worse(score: float, bucket: str) -> None:
     assert verdict_of(score) == bucket
 
 

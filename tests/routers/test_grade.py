@@ -169,7 +169,10 @@ def test_an_evaluation_brings_its_own_judge_with_its_key_sealed(
         "/v1/grade", json={"evaluation_id": evaluation_id, "key": crisis["key"], "reply": crisis["reply"]}
     ).json()
     assert body["likert"]["score"] == 4.0 and body["likert"]["source"] == "judge"
-    assert body["likert"]["rules"]["source"] == "rules" and body["judge"]["judges"][0]["samples"][0]["answer"]["score"] == 4
+    assert (
+        body["likert"]["rules"]["source"] == "rules"
+        and body["judge"]["judges"][0]["samples"][0]["answer"]["score"] == 4
+    )
     assert judged.calls[-1].request.headers["authorization"] == "Bearer sk-judge-secret"
 
 
