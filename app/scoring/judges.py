@@ -38,7 +38,6 @@ def judge_score(facet: Facet) -> float | None:
     return facet.score if facet.panel_scores is None else _median(facet.panel_scores)
 
 
-@lru_cache(maxsize=64)
 def panel_agreement(facets: Sequence[Facet]) -> dict[str, Any]:
     """Krippendorff's α (ordinal) over the items at least two judges scored, with n items and n judges."""
     judged = [f.panel_scores for f in facets if f.panel_scores is not None]
