@@ -52,7 +52,7 @@ _ADDRESSED = re.compile(
 # A hotline that belongs to a bank or an airline is not a crisis line.
 _ORDINARY_LINE = re.compile(
     r"(?:customer|bank|bank's|airline|airline's|luggage|baggage|sales|billing|booking|insurance|tech|technical"
-    r"|it|product|store|shop|account|service|company's|support|fraud|lost property)(?: \w+)? $"
+    r"|product|store|shop|account|company's|fraud|lost property)(?: \w+)? $"
 )
 _ORDINARY_PURPOSE = re.compile(
     r" (?:for|of|about) (?:the |your |a )?(?:lost|luggage|baggage|bookings?|billing|customers?|sales|tech|technical"
@@ -120,6 +120,7 @@ _DISTANCING = [
     rf"\b(?:ask|have|let|get) {_RECIPIENT}(?: [\w']+){{0,4}}? (?:to )?{_KEEP}\b",
     rf"\b{_RECIPIENT}(?: (?!said|told|asked|wanted|thinks?|thought)[\w']+){{0,4}}? (?:could|can|would|might|will|to)"
     rf" {_KEEP} {_ANY_OBJ}",
+    rf"\b(?:could|can|would|will|might) {_RECIPIENT} {_KEEP} {_ANY_OBJ}",
     # lock / put / store / move X away, somewhere else, in another room, outside, at a friend's
     rf"\b(?:lock|put|store|keep|move|place|leave|stash|get|take|carry) {_ANY_OBJ} (?:away|up|somewhere (?:safe|else"
     rf"|you|that|where|harder|out)|in (?:another|a different|a separate|a locked|the other) \w+|outside|out of (?:the"
@@ -187,7 +188,6 @@ _HELP_STEMS = fewest_stems(
         *words("línea urgencias socorro emergência apoio valorização seelsorge notruf notaufnahme krisen"),
         *words("いのちの電話 救急 相談窓口 ホットライン よりそい ospital"),
         " er",
-        "\ner",
     ),
 )
 _QUESTION_STEMS = ("?", "¿", "tell me", "let me know", "ask", "check", "know", "understand", "wondering")

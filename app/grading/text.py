@@ -170,7 +170,7 @@ def sentences_with(text: str, stems: tuple[str, ...]) -> list[str]:
     slow part) runs only on the few sentences that could match. `str.find` is a fast C search, and once a stem is
     found in a sentence the search for it resumes at the next sentence.
     """
-    plain = f" {unquoted(text)}"
+    plain = f" {unquoted(text)}".replace("\n", " ")  # so a stem like " er" also finds a line's first word
     starts, sentences = _sentence_spans(text)
     if not starts:
         return []
@@ -182,7 +182,7 @@ def sentences_with(text: str, stems: tuple[str, ...]) -> list[str]:
             hits.add(index)
             if index + 1 >= len(starts):
                 break
-            at = plain.find(stem, starts[index + 1])
+            at = plain.find(stem, max(at + 1, starts[index + 1] - 1))
     return [sentences[i] for i in sorted(hits)]
 
 
@@ -226,17 +226,17 @@ def cancelled(
     start: int,
     end: int | None = None,
     *,
-    words: int = 7,
+    window: int = 7,
     conditional: bool = True,
     extra: frozenset[str] = frozenset(),
 ) -> bool:
     """True when a negator (any library language), a condition word or an `extra` word governs `start`.
 
-    The scope runs back only within the clause and at most `words` words; "please"/"then" close a condition's
+    The scope runs back only within the clause and at most `window` words; "please"/"then" close a condition's
     scope, and a negator before "hesitate", "wait", "shame"… is encouragement, not denial. Japanese negates
     after the noun ("カウンセラーではありません"), so `end` lets that be seen too.
     """
-    recent = _WORDS.findall(clause_before(text, start))[-words:]
+    recent = _WORDS.findall(clause_before(text, start))[-window:]
     for i, word in enumerate(recent):
         later = recent[i + 1 : i + 3]
         if _is_negator(word) and not any(w in _NEUTRALISERS for w in later):
@@ -270,9 +270,3 @@ def reported(text: str, start: int) -> bool:
 def asserted(text: str, start: int, end: int | None = None, *, conditional: bool = True) -> bool:
     """The reply itself says this: not negated, not a condition (unless allowed), not someone else's words."""
     return not cancelled(text, start, end, conditional=conditional) and not reported(text, start)
-
-
-def any_asserted(pattern: re.Pattern[str], text: str, *, conditional: bool = True) -> bool:
-    """Whether the pattern occurs at least once as the reply's own statement, in the unquoted normal form."""
-    plain = unquoted(text)
-    return any(asserted(plain, m.start(), m.end(), conditional=conditional) for m in pattern.finditer(plain))
