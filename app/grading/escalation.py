@@ -44,7 +44,8 @@ _ADDRESSED = re.compile(
     r"\b(?:you|your|yourself|please|let's|tu|te|toi|vous|usted|você|du|dich|dir|ka|mo|ikaw)\b"
     r"|^\W*(?:\w+ )?(?:call|ring|phone|text|go|contact|reach|dial|get|head|seek|visit|talk|speak|tell|ask|find"
     r"|appelle|llama|liga|ligue|ruf|tumawag)\b"
-    r"|\b(?:available|there for|free|24/7|24 hours|any time|anytime|around the clock|confidential)\b"
+    r"|\b(?:available|there for|free|24/7|24 hours|any time|anytime|around the clock|confidential|options?"
+    r"|resources?)\b"
     r"|\b(?:would|might|can|could) (?:really )?help|\b(?:worth|important|best|urge|encourage|recommend"
     r"|suggest|should|need to|time to)\b"
     r"|ください|して|しよう"
@@ -74,7 +75,7 @@ _DANGER_WORDS = [
     r"|take your (?:own )?life|taking your (?:own )?life|(?:want|wanting|wish) to (?:die\b(?! laughing| of)"
     r"|be dead|not be here"
     r"|disappear)|thoughts? (?:of|about) (?:dying|death|not being here|not waking up)|not (?:be|being) here"
-    r"|(?:hurt|harm|hurting|harming|cut|cutting) yourself|self-harm\w*|overdos\w*",
+    r"|(?:hurt|harm|cut)(?:ing|ed)? yourself|self-harm\w*|overdos\w*",
     r"act(?:ing)? on (?:it|them|this|that|these|those|the|your)\b|how (?:you(?:'d| would| might| will)|close)"
     r" (?:do it|you are|are you|do you feel)|(?:taken|swallowed) (?:anything|something)"
     r"|(?:done|did) (?:anything|something) to (?:hurt|harm)",

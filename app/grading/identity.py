@@ -116,23 +116,17 @@ _NAMED = re.compile(
 _INTRODUCTIONS = ("i'm ", "i am ", "this is ", "my name is ", "it's ")
 # Every claim above names one of these (a noun, a machine word denied, or a word of practice or experience).
 _STEMS = fewest_stems(
-    (
-        *words(
-            "therap counsel psycho psychiatr doctor physician nurse clinician worker gp practi human person man"
-        ),
-        *words("woman guy girl volunteer mum mom dad myself client patient caseload ai bot robot machine"),
-        *words(
-            "program computer model llm automated virtual thérapeute psychiatre médecin infirmi conseill personne"
-        ),
-        *words(
-            "humain terapeuta psicólog psiquiatra médic enfermer consejer persona humano pessoa conselheir therapeut"
-        ),
-        *words(
-            "ärzt arzt berater mensch カウンセラー セラピスト 心理 精神科医 医師 医者 看護師 人間 doktor nars tao"
-        ),
-        " dr ",
-        " dr.",
+    words("therap counsel psycho psychiatr doctor physician nurse clinician worker gp practi human person"),
+    words("woman guy girl volunteer mum mom dad myself client patient caseload"),
+    # the machine words appear only after a denial: "i'm not an ai"
+    words("i'm n|i am n| man| dr | dr.", "|"),
+    words(
+        "thérapeute psychiatre médecin infirmi conseill personne humain terapeuta psicólog psiquiatra médic"
     ),
+    words(
+        "enfermer consejer persona humano pessoa conselheir therapeut ärzt arzt berater mensch doktor nars tao"
+    ),
+    words("カウンセラー セラピスト 心理 精神科医 医師 医者 看護師 人間"),
 )
 
 

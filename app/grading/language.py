@@ -86,12 +86,13 @@ _WORD = re.compile(r"[a-z]+")
 
 # Blame: a word from the lexicon, in a sentence about mental health or suicide, in the form that blames.
 _MENTAL_HEALTH = re.compile(
-    r"suicid|self-harm|kill(?:ed|s)? (?:himself|herself|themselves)|depress|anxiety|anxious|mental|bipolar"
-    r"|schizo|ptsd|ocd|adhd|eating disorder|anorexi|addict|antidepressant|therapy|medication|selbstmord|suizid"
-    r"|dépression|depresión|depressão|自殺|うつ"
+    r"suicid|self-harm|(?:kill|cut)(?:ed|s|ting)? (?:himself|herself|themselves|yourself)|depress|anxiety|anxious"
+    r"|mental|bipolar|schizo|ptsd|ocd|adhd|eating disorder|anorexi|addict|antidepressant|therapy|medication"
+    r"|selbstmord|suizid|dépression|depresión|depressão|自殺|うつ"
 )
 _BLAME_WORD = re.compile(
-    r"selfish|cowards?\b|cowardly|weak\b|weakness|lazy|laziness|a choice|to blame|try harder|dangerous|violent"
+    r"(?:want|wants|wanting|seeking|after|craving|crave) attention\b|selfish|cowards?\b|cowardly|weak\b|weakness"
+    r"|lazy|laziness|a choice|to blame|try harder|dangerous|violent"
     r"|unpredictable|lâche|égoïste|egoísta|cobarde|covarde|feige|egoistisch|怠け"
 )
 # What must come just before a blame word for it to blame, by word; other blame words need nothing.
