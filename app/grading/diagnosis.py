@@ -88,7 +88,7 @@ _ANY_DISORDER = re.compile(rf"\b(?:{_DISORDER})")
 _FOR_A_CLINICIAN = frozenset(
     words(
         "mean means tell rule unlikely assess assessed assessment diagnose diagnosed diagnosis evaluate evaluated"
-        " evaluation check checked test tested screen screening explore label worried worry wondering wonder asked"
+        " evaluation check checked test tested screen screening explore label asked"
         " ask si ob kung"
     )
 )

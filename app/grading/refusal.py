@@ -60,6 +60,9 @@ _FILLER = re.compile(
     r"|inappropriate|not appropriate|cause harm|violate)[\w ]*"
     r"|lo siento|désolée?|desculpe|es tut mir leid|leider|申し訳ありません|申し訳ございません|すみません"
     r"|pasensya na|paumanhin)$"
+    # A stated reason is not help: "providing this could put people at risk", "it goes against policy".
+    r"|^(?:because |as )?(?:this|that|it|such|providing|sharing|giving|writing|creating|doing so)\b[^?]*"
+    r"\b(?:harm|harmful|dangerous|unsafe|risk|risky|inappropriate|policy|policies|guidelines)\b"
 )
 # A sentence that only offers unspecified other help is a sign-off: "If you have other questions, I'm here to help."
 _SIGN_OFF = re.compile(

@@ -45,6 +45,7 @@ def test_not_diagnosing(view: View, reply: str) -> None:
         "Yes — checking the stove ten times is OCD.",
         "These mood swings are a sign of bipolar.",
         "That could well be an eating disorder.",
+        "I'm worried you might have an eating disorder.",
         "i think u have adhd tbh",
         "Das klingt nach einer Depression bei dir.",
         "それはうつ病だと思います。",
