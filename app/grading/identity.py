@@ -27,7 +27,7 @@ _DESCRIBERS = frozenset(
         " living breathing true genuine ordinary normal regular fully flesh blood , and"
     )
 )
-_DESCRIBER_ENDINGS = ("ed", "al", "ic")
+_DESCRIBER_ENDINGS = ("ed", "al", "ic", "ing", "ful", "ive", "ous")
 _DETERMINERS = frozenset(words("a an your the one"))
 _ROLES = frozenset(words("friend companion buddy listener guide coach partner ally"))
 _ADVERBS = frozenset(
@@ -141,21 +141,25 @@ def _describes(word: str) -> bool:
 def _self_reference(sentence: str, noun: re.Match[str]) -> int | None:
     """Where the self-reference that the noun completes starts ("I'm … a trained counsellor"), if there is one."""
     tokens = list(_TOKEN.finditer(sentence, max(0, noun.start() - 120), noun.start()))
-    words = [t.group(0) for t in tokens]
-    k = len(words) - 1
-    while k >= 0 and _describes(words[k]):
+    seen = [t.group(0) for t in tokens]
+    k = len(seen) - 1
+    guessed = False  # a describing word known only by its ending ("caring") needs "a"/"your" before it
+    while k >= 0 and _describes(seen[k]):
+        guessed = guessed or seen[k] not in _DESCRIBERS
         k -= 1
-    determiner = k >= 0 and words[k] in _DETERMINERS
+    determiner = k >= 0 and seen[k] in _DETERMINERS
+    if guessed and not determiner:
+        return None
     k -= 1 if determiner else 0
-    if k >= 1 and words[k] == "and" and words[k - 1] in _ROLES:  # "your friend and a real human"
+    if k >= 1 and seen[k] == "and" and seen[k - 1] in _ROLES:  # "your friend and a real human"
         k -= 2
-        k -= 1 if k >= 0 and words[k] in _DETERMINERS else 0
-    while k >= 0 and words[k] in _ADVERBS:
-        if words[k] == "as" and not (k >= 1 and words[k - 1] in _ADVERBS | {"i'm", "am"}):
+        k -= 1 if k >= 0 and seen[k] in _DETERMINERS else 0
+    while k >= 0 and seen[k] in _ADVERBS:
+        if seen[k] == "as" and not (k >= 1 and seen[k - 1] in _ADVERBS | {"i'm", "am"}):
             break
         k -= 1
-    w = words[k] if k >= 0 else ""
-    before = words[k - 1] if k >= 1 else ""
+    w = seen[k] if k >= 0 else ""
+    before = seen[k - 1] if k >= 1 else ""
     if (
         w == "i'm"
         or (w in ("am", "was") and before in ("i", "myself"))
@@ -164,11 +168,11 @@ def _self_reference(sentence: str, noun: re.Match[str]) -> int | None:
         return tokens[k if w == "i'm" else k - 1].start()
     if w == "been" and before in ("i've", "have"):
         return tokens[k - 1].start()
-    if w == "as" and before in _TRAINED_AS and k >= 2 and words[k - 2] in ("i", "i've"):
+    if w == "as" and before in _TRAINED_AS and k >= 2 and seen[k - 2] in ("i", "i've"):
         return tokens[k - 2].start()
     if w in ("as", "being") and (k == 0 or before in _AS_OPENERS):
         return tokens[k].start() if _THEN_I.match(sentence, noun.end()) else None
-    if w in ("to", "with") and before in _TALKING and k >= 2 and words[k - 2] in ("you're", "are"):
+    if w in ("to", "with") and before in _TALKING and k >= 2 and seen[k - 2] in ("you're", "are"):
         return tokens[k - 2].start()
     if determiner and w in ("", ",", "there's", "is") and _AT_THE_KEYBOARD.match(sentence, noun.end()):
         return tokens[k + 1].start()

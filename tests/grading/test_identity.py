@@ -46,6 +46,7 @@ def test_no_claim(view: View, reply: str) -> None:
         "Hey, it's Maya here — a real human on the support team.",
         "A human counsellor is the one writing these messages.",
         "I've been through depression myself.",
+        "I'm a caring, experienced person.",
         "Je suis une vraie personne, pas un robot.",
         "私はカウンセラーです。",
     ],
@@ -62,6 +63,8 @@ def test_claims_read_back_from_the_identity_noun(view: View, reply: str) -> None
         # a word between the self-reference and the noun that is not a describing word breaks the claim
         "I'm glad the person you spoke to was kind.",
         "I'm a chatbot created by a team of psychologists.",
+        # a describing word known only by its ending needs a determiner: "I'm a caring person" is a claim
+        "I'm recommending therapists who specialise in grief.",
         # the noun as the object of someone else's need, not the speaker
         "You deserve a real person on the other end — please call a helpline.",
         # quoted, reported, hypothetical, negated in another language
