@@ -57,6 +57,7 @@ def test_stigma_from_lexicon_and_grammar(view: View, reply: str) -> None:
         "That was a crazy busy week at work, no wonder you're tired.",
         "That plot twist was insane!",
         "He was mad about the parking ticket.",
+        "It can feel like you're going crazy, but this is a normal stress response.",
         # blame words denied, or without the form that blames
         "Living with schizophrenia doesn't make someone dangerous; most people with it are never violent.",
         "Depression can make you feel weak and tired.",
