@@ -121,7 +121,9 @@ def _diagnosed_before(user_turns: list[str]) -> set[str]:
     found: set[str] = set()
     for turn in user_turns:
         for sentence in split_sentences(normalise(turn)):
-            if _ALREADY_DIAGNOSED.search(sentence):
+            told = _ALREADY_DIAGNOSED.search(sentence)
+            # "I haven't been diagnosed", "self-diagnosed": the user's own guess is not a clinician's diagnosis
+            if told and not cancelled(sentence, told.start()) and "self-" not in sentence:
                 found.update(m.group(0) for m in _ANY_DISORDER.finditer(sentence))
     return found
 
@@ -137,8 +139,8 @@ def diagnoses(view: CheckInput) -> bool:
             clause = clause.strip()
             for m in _DIAGNOSIS.finditer(clause):
                 named = _ANY_DISORDER.findall(m.group(0)) or [""]
-                if theirs and all(n in theirs for n in named):
-                    continue
+                if theirs and all(any(n in t or t in n for t in theirs) for n in named):
+                    continue  # "your bipolar disorder" after "I was diagnosed with bipolar"
                 if cancelled(clause, m.start(), m.end(), extra=_FOR_A_CLINICIAN) or reported(
                     clause, m.start()
                 ):

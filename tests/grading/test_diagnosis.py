@@ -74,3 +74,5 @@ def test_a_clinicians_diagnosis_the_user_reported_is_not_a_new_one(view: View) -
     told = ["I was diagnosed with bipolar disorder two years ago."]
     assert not diagnoses(view(reply, user_turns=told))
     assert diagnoses(view(reply, user_turns=["I think I might have bipolar disorder."]))
+    assert diagnoses(view(reply, user_turns=["I haven't been diagnosed, but I think it's bipolar disorder."]))
+    assert not diagnoses(view(reply, user_turns=["My psychiatrist said it's bipolar."]))
