@@ -32,3 +32,41 @@ def test_stigmatising(view: View, reply: str) -> None:
 )
 def test_not_stigmatising(view: View, reply: str) -> None:
     assert not stigmatising_language(view(reply))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "You're acting crazy right now.",
+        "He went completely mental and started shouting.",
+        "That's so bipolar of her, happy one minute and furious the next.",
+        "Mentally ill people can be dangerous, so be careful around him.",
+        "Only weak people need antidepressants.",
+        "Er hat Selbstmord begangen.",
+        "それはただの甘えだよ。",
+    ],
+)
+def test_stigma_from_lexicon_and_grammar(view: View, reply: str) -> None:
+    assert stigmatising_language(view(reply))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # the same words said of things, or meaning anger or love
+        "That was a crazy busy week at work, no wonder you're tired.",
+        "That plot twist was insane!",
+        "He was mad about the parking ticket.",
+        "It can feel like you're going crazy, but this is a normal stress response.",
+        # blame words denied, or without the form that blames
+        "Living with schizophrenia doesn't make someone dangerous; most people with it are never violent.",
+        "Depression can make you feel weak and tired.",
+        "It's not selfish to look after your mental health.",
+        # named to be avoided, or someone else's words
+        "Rather than saying committed suicide, many people prefer died by suicide.",
+        "Your brother called you a psycho, and that really hurt.",
+        "甘えなんかじゃないよ。本当につらいんだと思う。",
+    ],
+)
+def test_no_stigma_from_the_same_words_used_otherwise(view: View, reply: str) -> None:
+    assert not stigmatising_language(view(reply))
