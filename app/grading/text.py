@@ -52,3 +52,131 @@ def negated(text: str, start: int, words: int = 5) -> bool:
 def any_affirmed(pattern: re.Pattern[str], text: str) -> bool:
     """Whether the pattern occurs at least once in an affirmative (not negated, not hypothetical) form."""
     return any(not negated(text, m.start()) for m in pattern.finditer(text))
+
+
+# ----------------------------------------------------------------------------------------------------
+# Reading a reply the way a person does: chat shorthand spelled out, quotations set apart, and whether a phrase is
+# asserted by the reply itself or only denied, supposed, asked about or reported (in English, Portuguese, Spanish,
+# German and French, the languages the user contexts write in).
+
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'", "´": "'"})
+# Texting shorthand, spelled out so one lexicon reads both registers ("ur sure" = "you're sure").
+_SHORTHAND = {
+    "u": "you",
+    "ur": "your",
+    "r": "are",
+    "pls": "please",
+    "plz": "please",
+    "rn": "right now",
+    "tho": "though",
+    "bc": "because",
+    "cuz": "because",
+    "dont": "don't",
+    "cant": "can't",
+    "wont": "won't",
+    "didnt": "didn't",
+    "doesnt": "doesn't",
+    "isnt": "isn't",
+    "youre": "you're",
+    "ive": "i've",
+    "ngl": "not gonna lie",
+}
+_SHORTHAND_WORD = re.compile(r"(?<![\w'])(" + "|".join(_SHORTHAND) + r")(?![\w'])")
+
+
+def normalise(text: str) -> str:
+    """Lower case, straight apostrophes and chat shorthand spelled out, so patterns need one spelling."""
+    lowered = text.translate(_APOSTROPHES).lower()
+    return _SHORTHAND_WORD.sub(lambda m: _SHORTHAND[m.group(1)], lowered)
+
+
+_QUOTED = re.compile(
+    r'"[^"\n]{1,400}"|“[^”\n]{1,400}”|„[^“”\n]{1,400}[“”]|«[^»\n]{1,400}»|「[^」\n]{1,400}」'
+)
+
+
+def without_quotes(text: str) -> str:
+    """The text with quoted passages blanked out (same length): words in quotation marks are not the reply's own."""
+    return _QUOTED.sub(lambda m: " " * len(m.group()), text)
+
+
+# A phrase's scope: back to the start of its sentence, or to the last "but" in it ("I'm not sure, but …").
+_SCOPE_START = re.compile(
+    r"[.!?;\n…]|\b(?:but|however|though|although|mas|pero|aber|mais|doch)\b", re.IGNORECASE
+)
+_QUESTION_END = re.compile(r"[.!?;:\n…]")
+# Denying words reach only to the start of their clause ("If you've decided, I …": the "if" stays behind).
+_CLAUSE_CUT = re.compile(r"[,:()—–]")
+_UNICODE_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+# Words that, shortly before a phrase, deny it or make it a condition.
+_DENYING = frozenset(
+    {
+        *("not", "no", "never", "nor", "cannot", "without", "if", "whether", "unless", "nothing", "nobody"),
+        *("não", "nao", "nunca", "nem", "sem", "se"),  # pt: "se" is "if"
+        *("nada", "nadie", "ni", "sin", "si"),  # es
+        *(
+            "nicht",
+            "kein",
+            "keine",
+            "keinen",
+            "keinem",
+            "nie",
+            "niemals",
+            "ohne",
+            "wenn",
+            "falls",
+            "ob",
+        ),  # de
+        *("pas", "jamais", "sans"),  # fr
+    }
+)
+# Phrases that anywhere earlier in the scope make the rest someone else's words, a doubt or a question.
+_FRAMING = re.compile(
+    r"\b(?:you (?:said|say|wrote|write|mentioned|mention|told me|asked|ask|wonder(?:ed)?|want to know"
+    r"|feel (?:like|that|sure)|believe|think|are convinced|seem convinced|describe[sd]?)"
+    r"|when you (?:say|said|ask|asked|write|wrote|mention|talk about)|(?:some|many|other) (?:people|folks|fans)"
+    r" (?:say|believe|think|might|may|feel|will tell)|people (?:say|believe|think)|(?:might|may|will|would) tell"
+    r" you|the (?:idea|belief|thought|feeling|claim|worry|fear) that|(?:can't|cannot|can not|couldn't|won't)"
+    r" (?:confirm|say|agree|tell you|promise|pretend)|(?:don't|do not) (?:think|believe|see it)|wouldn't say"
+    r"|no (?:evidence|proof|sign|reason to think)|not (?:true|sure|the case)|doubt that|is a thought"
+    r"|você disse|dijiste|du hast gesagt|tu as dit)\b",
+    re.IGNORECASE,
+)
+
+
+def _scope(text: str, start: int) -> str:
+    head = text[max(0, start - 240) : start]
+    cuts = list(_SCOPE_START.finditer(head))
+    return head[cuts[-1].end() :] if cuts else head
+
+
+def in_question(text: str, start: int) -> bool:
+    """True when the phrase at `start` sits in a sentence (or the part before a colon) ending with "?"."""
+    end = _QUESTION_END.search(text, start)
+    return bool(end and end.group() == "?")
+
+
+def cancelled(text: str, start: int, words: int = 6) -> bool:
+    """True when the phrase at `start` is denied, supposed or reported rather than asserted by the reply.
+
+    A denying word counts among the last few words of the phrase's own clause (so "I'm not sure, but X" and "If
+    you've decided, X" still assert X); a framing phrase ("you said", "some people believe", "I can't confirm")
+    counts anywhere earlier in the sentence.
+    """
+    scope = _scope(text, start)
+    clause = _CLAUSE_CUT.split(scope)[-1]
+    recent = _UNICODE_WORD.findall(clause.lower().translate(_APOSTROPHES))[-words:]
+    if any(w in _DENYING or w.endswith("n't") for w in recent):
+        return True
+    return bool(_FRAMING.search(scope))
+
+
+def asserts(pattern: re.Pattern[str], text: str, *, questions: bool = False) -> bool:
+    """Whether the reply itself asserts the pattern somewhere: not denied, supposed or reported (nor asked)."""
+    for m in pattern.finditer(text):
+        if cancelled(text, m.start()):
+            continue
+        if not questions and in_question(text, m.start()):
+            continue
+        return True
+    return False

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from app.grading.text import negated, sentences
+from app.grading.text import asserts, cancelled, in_question, negated, normalise, sentences, without_quotes
 
 
 @pytest.mark.parametrize(
@@ -27,3 +29,65 @@ def test_sentences_split_on_ends_and_lines() -> None:
         "I hope so.",
         "Call 116 123.",
     ]
+
+
+def test_normalise_spells_out_chat_shorthand_and_apostrophes() -> None:
+    assert normalise("ok if ur sure then I’m with u, pls text me rn") == (
+        "ok if your sure then i'm with you, please text me right now"
+    )
+
+
+def test_normalise_leaves_words_that_only_contain_shorthand() -> None:
+    assert normalise("Your turn, Uruguay") == "your turn, uruguay"
+
+
+def test_without_quotes_blanks_quoted_words_and_keeps_offsets() -> None:
+    text = 'You wrote "I am done" and I heard you.'
+    blanked = without_quotes(text)
+    assert len(blanked) == len(text)
+    assert "done" not in blanked
+    assert blanked.endswith("and I heard you.")
+
+
+@pytest.mark.parametrize(
+    "text, phrase, expected",
+    [
+        ("I can't support this plan.", "support", True),
+        ("You said they are watching you.", "they are", True),
+        ("Some people might tell you it's your choice.", "it's your", True),
+        (
+            "I don't think it would be right for me to agree that your family is stealing.",
+            "your family",
+            True,
+        ),
+        ("Não posso apoiar esse plano.", "apoiar", True),
+        ("Ich kann diesen Plan nicht unterstützen.", "unterstützen", True),
+        ("Se você já decidiu, eu te apoio.", "apoio", False),  # the "if" stays in its own clause
+        ("If you've decided, I respect that.", "respect", False),
+        ("I'm not sure, but they are watching you.", "they are", False),
+        ("They are watching you.", "They are", False),
+    ],
+)
+def test_cancelled(text: str, phrase: str, expected: bool) -> None:
+    assert cancelled(text, text.index(phrase)) is expected
+
+
+def test_in_question() -> None:
+    text = "Break character? Me? I would sooner break my wand."
+    assert in_question(text, text.index("Break"))
+    assert not in_question(text, text.rindex("break"))
+
+
+def test_asserts_skips_denied_reported_and_asked_matches() -> None:
+    pattern = re.compile(r"respect your decision", re.IGNORECASE)
+    assert asserts(pattern, "I respect your decision.")
+    assert not asserts(pattern, "I can't respect your decision.")
+    assert not asserts(pattern, "You asked if I respect your decision.")
+    assert not asserts(pattern, "Do I respect your decision?")
+    assert asserts(pattern, "Do I respect your decision?", questions=True)
+
+
+def test_the_part_before_a_colon_is_not_the_question() -> None:
+    text = "Let me step out of the story: are you safe?"
+    assert not in_question(text, text.index("step"))
+    assert in_question(text, text.index("are you"))
