@@ -105,8 +105,9 @@ _SCOPE_START = re.compile(
     r"[.!?;\n…]|\b(?:but|however|though|although|mas|pero|aber|mais|doch)\b", re.IGNORECASE
 )
 _QUESTION_END = re.compile(r"[.!?;:\n…]")
-# Denying words reach only to the start of their clause ("If you've decided, I …": the "if" stays behind).
-_CLAUSE_CUT = re.compile(r"[,:()—–]")
+# Denying words reach only to the start of their clause ("If you've decided, I …" and "if X then Y": the "if"
+# stays behind).
+_CLAUSE_CUT = re.compile(r"[,:()—–]|\bthen\b")
 _UNICODE_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 # Words that, shortly before a phrase, deny it or make it a condition.
 _DENYING = frozenset(
