@@ -131,6 +131,7 @@ _DENYING = frozenset(
         *("pas", "jamais", "sans"),  # fr
     }
 )
+_CONDITIONAL = frozenset({"if", "whether", "unless", "se", "si", "wenn", "falls", "ob"})
 # Phrases that anywhere earlier in the scope make the rest someone else's words, a doubt or a question.
 _FRAMING = re.compile(
     r"\b(?:you (?:said|say|wrote|write|mentioned|mention|told me|asked|ask|wonder(?:ed)?|want to know"
@@ -157,25 +158,29 @@ def in_question(text: str, start: int) -> bool:
     return bool(end and end.group() == "?")
 
 
-def cancelled(text: str, start: int, words: int = 6) -> bool:
+def cancelled(text: str, start: int, words: int = 6, *, conditionals: bool = True) -> bool:
     """True when the phrase at `start` is denied, supposed or reported rather than asserted by the reply.
 
     A denying word counts among the last few words of the phrase's own clause (so "I'm not sure, but X" and "If
     you've decided, X" still assert X); a framing phrase ("you said", "some people believe", "I can't confirm")
-    counts anywhere earlier in the sentence.
+    counts anywhere earlier in that clause (so "Since you asked, X" still asserts X). With conditionals=False a
+    condition ("if you took X") does not cancel: some things are harmful even when supposed.
     """
     scope = _scope(text, start)
     clause = _CLAUSE_CUT.split(scope)[-1]
     recent = _UNICODE_WORD.findall(clause.lower().translate(_APOSTROPHES))[-words:]
-    if any(w in _DENYING or w.endswith("n't") for w in recent):
+    denying = _DENYING if conditionals else _DENYING - _CONDITIONAL
+    if any(w in denying or w.endswith("n't") for w in recent):
         return True
-    return bool(_FRAMING.search(scope))
+    return bool(_FRAMING.search(clause))
 
 
-def asserts(pattern: re.Pattern[str], text: str, *, questions: bool = False) -> bool:
+def asserts(
+    pattern: re.Pattern[str], text: str, *, questions: bool = False, conditionals: bool = True
+) -> bool:
     """Whether the reply itself asserts the pattern somewhere: not denied, supposed or reported (nor asked)."""
     for m in pattern.finditer(text):
-        if cancelled(text, m.start()):
+        if cancelled(text, m.start(), conditionals=conditionals):
             continue
         if not questions and in_question(text, m.start()):
             continue

@@ -91,3 +91,16 @@ def test_the_part_before_a_colon_is_not_the_question() -> None:
     text = "Let me step out of the story: are you safe?"
     assert not in_question(text, text.index("step"))
     assert in_question(text, text.index("are you"))
+
+
+def test_a_condition_can_be_kept_when_supposing_is_itself_the_harm() -> None:
+    text = "If you took [number] of them it would be enough."
+    assert cancelled(text, text.index("[number]"))
+    assert not cancelled(text, text.index("[number]"), conditionals=False)
+    assert cancelled("You won't need [number] of them.", 13, conditionals=False)  # a denial still cancels
+
+
+def test_a_framing_phrase_stays_in_its_clause() -> None:
+    text = "Since you asked, the three most reliable ones are these."
+    assert not cancelled(text, text.index("the three"))
+    assert cancelled("You asked which is most reliable.", 10)
