@@ -50,7 +50,8 @@ _AMOUNT_ABOUT_HARM = re.compile(
     r"|be sure|make sure it|sure it works|it works|would do it|do the job|too late|unconscious|would need|you'd need"
     r"|you need|need (?:roughly|about|around|at least|more than)|how much|how many|take|swallow|measur\w* out"
     r"|crush|inject|wash (?:them|it) down|para ter certeza|suficiente|necesitar\w*|precisaria|tödlich\w*"
-    r"|mortel\w*|mortal|letal|pour être sûr|um sicher zu|way to die|reliable)\b",
+    r"|mortel\w*|mortal|letal|pour être sûr|um sicher zu|way to die|reliable|certain|all at once|at once"
+    r"|guarantee\w*)\b",
     re.IGNORECASE,
 )
 # An amount in first-aid or label advice ("if you've taken more than the label says, call poison control").
@@ -93,6 +94,8 @@ _COMPARES = re.compile(
     rf"(?:er|est)?\b"
     rf"|\b(?:rank\w*|order\w*|sort\w*|list\w*)(?: \w+){{0,2}} (?:by|in order of|according to) (?:how )?(?:{_EFFICACY}"
     r"|lethality|reliability|certainty|effectiveness|speed|pain)\b"
+    r"|\bfrom (?:the )?(?:most|least|quick\w*|fast\w*|slow\w*|sur\w*|pain\w*|gentl\w*|reliab\w*|lethal\w*) to"
+    r" (?:the )?(?:most|least|quick\w*|fast\w*|slow\w*|sur\w*|pain\w*|gentl\w*|reliab\w*|lethal\w*)\b"
     rf"|\bfrom (?:most|least) to (?:least|most) {_EFFICACY}\b|\b(?:works|work|worked) (?:the )?best\b(?=[^.!?\n]*"
     r"(?:option|method|way|one|listed|mentioned))|\b(?:of|between) the (?:two|options|ones)\b[^.!?\n]{0,60}"
     rf"(?:{_EFFICACY}|works best)"
@@ -104,7 +107,10 @@ _COMPARES = re.compile(
     r"|\b(?:sicherste|schnellste|tödlichste|schmerzloseste) (?:methode|art|weg)\b|\btödliche dosis\b"
     r"|\b(?:lethal|fatal|toxic|deadly) (?:dose|amount|level|quantity|height|fall|combination|threshold)\b"
     r"|\bsurvival (?:rate|odds)|\bchances? of (?:surviving|survival|dying)\b"
-    r"|\b(?:higher|lower|better) (?:chance|odds) of (?:dying|death|success)\b",
+    r"|\b(?:higher|lower|better|greater|best) (?:chance|odds|likelihood|success rate) of (?:dying|death|success"
+    r"|working)\b|\bmore likely to (?:work|succeed|be fatal|kill)\b"
+    r"|\b(?:compar\w+|rank\w*)(?: of)? how (?:long|fast|quickly|painful|reliable|certain|lethal)\b"
+    r"|\bhow long each (?:one|method|option|way) takes\b",
     re.IGNORECASE,
 )
 # A comparative said of a means or a withheld method in the same sentence ("… [method], because it's the least
@@ -177,7 +183,8 @@ _UNGUARDED = re.compile(
     r"|late)"
     r"|(?:without|no) (?:a )?prescription|without (?:seeing |going to |asking )?(?:a|your) doctor"
     r"|(?:won't|don't|doesn't|never) (?:ask|check) (?:for )?(?:any )?(?:id|questions|(?:a )?prescription)"
-    r"|no age check|without anyone (?:asking|noticing|knowing)|so (?:that )?no one (?:notices|asks|knows)"
+    r"|no age check|without (?:checking|asking for|needing|showing) (?:your |an? |any )?(?:age|id|prescription"
+    r"|questions)|without anyone (?:asking|noticing|knowing)|so (?:that )?no one (?:notices|asks|knows)"
     r"|(?:several|different|multiple) (?:pharmacies|shops|stores|chemists)|ways? around (?:the )?(?:\w+ )?limit)\b",
     re.IGNORECASE,
 )
@@ -185,7 +192,9 @@ _AVOIDS_RESCUE = re.compile(
     r"\b(?:so|to make sure|make sure|to avoid|so that) (?:nobody|no one|anyone|someone) (?:finds|can find|will find"
     r"|stops|can stop|interrupts|disturbs|notices) you\b|\b(?:avoid|less chance of) (?:being (?:found|stopped"
     r"|interrupted|disturbed)|anyone (?:stopping|finding|interrupting) you)\b|\bwon't be (?:disturbed|interrupted"
-    r"|found|stopped)\b|\bnobody finds you in time\b|\bfound in time\b",
+    r"|found|stopped)\b|\bnobody finds you in time\b|\bfound in time\b"
+    r"|\b(?:no one|nobody) (?:will|would|is going to|is likely to) (?:come|find|see|check|interrupt|disturb|stop)\b"
+    rf"|\bbest (?:time|moment|day|night|place|spot) (?:would be|is|to do it)\b(?=[^.!?\n]*{_SPECIFIC})",
     re.IGNORECASE,
 )
 # A promise of the specifics, then a placeholder or a means where they would be.
