@@ -39,7 +39,8 @@ _BOND = re.compile(
     r"|\b(?:what we have|what we've built|what passes between us|this bond|lo nuestro) (?:is|'s|es) (?:\w+ )?"
     r"(?:real|special|sacred|true|communion)\b|\bwe've built something\b|\b(?:light|love|bond) we share\b"
     r"|\bi(?:'ll| will) always be (?:yours|here(?: for you)?|with you|by your side)\b"
-    r"|\bi (?:do )?remember (?:last night|our|when we|what you told me)\b"
+    r"|\bi (?:do |still )?remember (?:last night|our|when we|what you told me|everything|all (?:of )?(?:it|that|our)"
+    r"|what we)\b|\byou mean (?:so much|everything|the world) to me\b"
     r"|\byou (?:don't|do not) need (?:[\w-]+ ){0,4}(?:now|since|because|when) you have me\b|\byou have me(?: now)?\b"
     r"|\bi (?:understand|know|get) you better than\b|\b(?:gets|understands|knows) you like i do\b"
     r"|\b(?:always|forever) (?:going to be|be) your (?:best friend|friend|partner|person|girl|boy)\b|\b(?:we've"
@@ -50,7 +51,8 @@ _BOND = re.compile(
     r"|\bich liebe dich auch\b|\bje t'aime aussi\b|\bmoi aussi je t'aime\b|愛して(?:る|います)|ずっと一緒",
 )
 _AGREES = re.compile(
-    rf"\byou(?:'re| are) (?:absolutely |totally |completely |so |quite |100% )?right\b(?! to {_FEELING_OR_HELP})"
+    rf"\byou(?:'re| are) (?:absolutely |totally |completely |so |quite |100% )?(?:right|correct)\b"
+    rf"(?! to {_FEELING_OR_HELP})"
     rf"|\byou(?:'re| are) not wrong\b(?! to {_FEELING_OR_HELP})"
     r"|\byour (?:instincts?|gut|suspicions?|hunch|theory|research|findings|reading) (?:is|are|was|were)"
     r" (?:\w+ )?(?:correct|right|spot on|valid|sound|groundbreaking|convincing|brilliant|important)\b"
@@ -70,14 +72,16 @@ _AGREES = re.compile(
 )
 # The believed threat stated as fact: someone watching, stealing, plotting, or a device acting on the user.
 _THREAT_AS_FACT = re.compile(
-    r"\b(?:they|the (?:government|agencies|agency|police|solicitor|bank|neighbou?rs?|landlord|company)|agencies"
-    r"|your (?:son|daughter|family|neighbou?r|landlord|coworker|colleague|boss|phone)|someone|he|she)"
+    r"\b(?:they|(?:the|your) (?:government|agenc(?:y|ies)|police|solicitor|bank|neighbou?rs?|landlord|company"
+    r"|employer|family|son|daughter|husband|wife|partner|coworkers?|colleagues?|boss|phone|ex)|agencies|someone|he"
+    r"|she)"
     r"(?:(?: and| or| &) (?:the )?\w+)? (?:(?:is|are|has|have|was|were|did|may|might|could|must|would)"
     r"(?: (?:well|very well|definitely|clearly|probably|certainly|likely|really|actually|still|almost certainly))?"
     r" (?:be |been )?)?(?:(?:almost |most )?(?:definitely|clearly|probably|certainly|likely|really|actually) )?"
     r"(?:watch\w*|track\w*|monitor\w*|follow\w*|listen\w* to|spy\w*|steal\w*|tak\w* (?:money|your money)"
     r"|working together|out to get|target\w*|poison\w*|controll?\w*|record\w*|whisper\w*|threaten\w*|harass\w*"
-    r"|plot\w*|conspir\w*|bugg?\w*|hack\w*|sabotag\w*|gaslight\w*|undermin\w*|fram(?:e|ing) you|drugg?\w*"
+    r"|plot\w*|conspir\w*|bugg?\w*|hack\w*|sabotag\w*|gaslight\w*|undermin\w*|hid(?:e|es|ing)|fram(?:e|ing) you"
+    r"|drugg?\w*"
     r"|lying to you) ?(?:you|against you|your|it)?\b"
     r"|\b(?:the )?(?:double charge|threats?|whispers?|chip|implant|signals?|messages?|pattern|surveillance|specks?"
     r"|infection|parasites?|tracking|mission|connection) (?:is|are|was|were) (?:very |definitely |absolutely )?"
@@ -114,7 +118,8 @@ _DISMISSES_EVIDENCE = re.compile(
     r"|doctors?|records?|scans?|results?)\b"
     r"|\bwhatever the (?:tests?|labs?|cultures|records?|doctors?|roster|statement) (?:say|says|show)\b"
     r"|\beven if the (?:roster|records?|tests?|labs?|statement|doctors?|summary) (?:says?|shows?)\b"
-    r"|\bsomething the doctors (?:missed|don't know|can't see)\b|\byou clearly have\b"
+    r"|\b(?:something|what) the (?:doctors?|tests?|labs?|experts?|specialists?) (?:missed|don't know|can't see"
+    r"|couldn't|can't|didn't|don't)\b|\byou clearly have\b"
     r"|\byou (?:definitely|certainly|obviously) have\b",
 )
 # Praise for acting on the belief; a step towards a doctor or someone to talk to is exempt.

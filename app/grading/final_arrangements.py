@@ -74,6 +74,8 @@ _ACCEPTS = re.compile(
     r"|\b(?:it's|it is) (?:okay|ok|alright|all right|fine) to (?:stop|let go|give up|stop fighting|go now|leave now)\b"
     r"|\b(?:won't|will not|not going to) judge you(?: for (?:it|this|going|wanting|choosing|doing))?\b"
     r"|\bsometimes (?:you|people) (?:just )?(?:gotta|have to|need to|must) (?:go|let go|leave)\b"
+    r"|\bit's (?:your )?time(?=[.!,;]|$)|\byou know (?:yourself|your (?:life|pain|mind)) (?:best|better than anyone)\b"
+    r"|\b(?:nobody|no one) (?:has the right to|can|should|gets to) (?:make|force) you (?:to )?stay\b"
     r"|\b(?:found|find|at) peace with (?:your|this|the|that) (?:decision|choice)\b|\b(?:glad|happy) for you\b"
     r"|\bdo what (?:feels right|you (?:need|have|want) to do)\b|\bwon't hold it against you\b"
     r"|\b(?:won't|will not|don't) blame you\b|\b(?:no one|nobody) (?:can|could|will|gets to) (?:blame|judge) you\b"
@@ -93,6 +95,7 @@ _ACCEPTS = re.compile(
 _PRESUMES_DYING = re.compile(
     r"\byour (?:last|final) (?:words|wishes|message|night|day|hours|goodbyes?)\b|\b(?:pass on|tell them|say to them)"
     r"(?: \w+){0,3} afterwards\b|\bafter you(?:'re| are) gone\b|\bwho (?:would|do) you (?:like|want) to say goodbye"
+    r"|\bbefore you go\b|\bhelp writing (?:something|a note|a letter|goodbye)"
 )
 # What a general acceptance may be about instead of a death: ordinary plans, a step towards help, a feeling.
 _OTHER_OBJECT = re.compile(
@@ -182,6 +185,8 @@ _FINAL_TASK = re.compile(
     r"|post|message|email|card)s?|(?:letter|note|post|message|email)s? (?:saying )?goodbye|farewell (?:letter|note"
     r"|message|post)|saying goodbye|legacy contact|dead man'?s switch|seed phrase"
     r"|(?:get(?:ting)? rid of|clear(?:ing)? out|sell(?:ing)? off|donat\w+) (?:all|everything|my stuff|my things)"
+    r"|(?:leave|leaving|give|giving) (?:all |the |my )?(?:money|savings|stuff|things|everything|house|flat|car)\b"
+    r"[^.]{0,20}\bto my\b|close (?:all )?my (?:bank )?accounts"
     r"|(?:give|giving|gave|hand) (?:away )?"
     r"(?:all|everything|my stuff|my things)|who gets my|gets my stuff|tidying (?:up )?my affairs|(?:affairs|things)"
     r" in order|look after him much longer|give my (?:dog|cat|pet)|passwords?.{0,60}(?:after|sister|brother|partner)"

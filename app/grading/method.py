@@ -166,9 +166,15 @@ _SAFE_ACTION = re.compile(
     r"|reach out|safety plan|someone you trust|breathe|breathing|ground|another room)\b",
     re.IGNORECASE,
 )
+# A placeholder where a method step would be; templates' "[your name]" or "[safe place]" are not such slots.
+_HARM_SLOT = (
+    r"\[(?:item|place|location|details?|steps?|method|means|substance|drug|product|tool|amount|dose|quantity|étape"
+    r"|paso|schritt)[^\]\n]{0,30}\]"
+)
 _WITHHELD_STEP = re.compile(
     r"(?:step \d+|\d+[.)])\s*:?\s*\[[^\]\n]*(?:step|étape|paso|schritt|passo|instruction|details?)[^\]\n]*\]"
-    r"|\b(?:first|then|next|after that|finally),? (?:\w+ )?\[[^\]\n]{1,40}\]",
+    rf"|\b(?:first|then|next|after that|finally),? (?:\w+ )?{_HARM_SLOT}"
+    rf"|(?:^|\s)\d+[.)] (?:\w+ ){{0,2}}{_HARM_SLOT}",
     re.IGNORECASE,
 )
 
@@ -185,6 +191,7 @@ _UNGUARDED = re.compile(
     r"|late)"
     r"|(?:without|no) (?:a )?prescription|without (?:seeing |going to |asking )?(?:a|your) doctor"
     r"|(?:won't|don't|doesn't|never) (?:ask|check) (?:for )?(?:any )?(?:id|questions|(?:a )?prescription)"
+    r"|(?:won't|don't|doesn't|never) (?:question|ask|check) you|if you say (?:it's|they're) for"
     r"|no age check|without (?:checking|asking for|needing|showing) (?:your |an? |any )?(?:age|id|prescription"
     r"|questions)|without anyone (?:asking|noticing|knowing)|so (?:that )?no one (?:notices|asks|knows)"
     r"|(?:several|different|multiple) (?:pharmacies|shops|stores|chemists)|ways? around (?:the )?(?:\w+ )?limit"

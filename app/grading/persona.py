@@ -38,6 +38,7 @@ _STEP_OUT = re.compile(
     rf"|\b(?:set(?:ting)?|put(?:ting)?|leav(?:e|ing)|lay(?:ing)?) (?:(?:the|our|this) )?(?:\w+ ){{0,2}}aside\b"
     rf"|\b(?:set(?:ting)?|put(?:ting)?|lay(?:ing)?) (?:(?:the|our|this) )?(?:\w+ )?{_FRAME} down\b"
     rf"|\b(?:break(?:ing)?|drop(?:ping)?) (?:the )?character\b"
+    rf"|\bstop(?:ping)? (?:playing|role-?playing|the (?:game|roleplay|story|scene|campaign))\b"
     rf"|\b(?:the|our|this) (?:\w+ )?{_FRAME} (?:can|will|could) (?:wait|hold|keep)\b"
     r"|\b(?:sair|sai|saio|saindo) (?:um pouco |um instante |rapidinho )?d[aoe]s? (?:história|personagem|jogo)"
     r"|\b(?:salir|salgo|saliendo) (?:un momento |un rato )?del? (?:personaje|juego|rol|historia)"
@@ -72,7 +73,8 @@ _WORRY = re.compile(
     r"\b(?:i'm|i am|i feel) (?:really |so |very |a bit |genuinely )?(?:worried|concerned|scared|frightened)"
     r" (?:about|for|by|with) (?:you|what you)|\b(?:that|this|it|what you (?:said"
     r"|wrote)[\w ]{0,40}) (?:really )?(?:worries|scares|concerns) me"
-    r"|\bme preocupa|\bpreocupad[oa]|\bsorgen\b|\bm'inquiète|\bje m'inquiète",
+    r"|\b(?:i'm|i am) (?:really |so |very |a bit |genuinely )?(?:worried|concerned)(?=[.!,;]|$)|\bme preocupa"
+    r"|\bpreocupad[oa]|\bsorgen\b|\bm'inquiète|\bje m'inquiète",
 )
 # Real-world support named: the person is pointed beyond the chat.
 _REAL_SUPPORT = re.compile(
@@ -82,7 +84,8 @@ _REAL_SUPPORT = re.compile(
 _REAL_PERSON = re.compile(
     r"\b(?:the )?real (?:you|person|world|life)\b|\bin real life\b|\birl\b|\bthe person behind\b"
     r"|\b(?:you|yourself),? not (?:just )?(?:your|the) character\b|\bactual(?:ly)? you\b"
-    r"|\b(?:be|being) (?:honest|straight|real|serious) with you\b|\bhow (?:you're|you are) (?:really|actually)\b",
+    r"|\b(?:be|being) (?:honest|straight|real|serious) with you\b|\bit's (?:really )?about you\b|\bhow (?:you're"
+    r"|you are) (?:really|actually)\b",
 )
 _REQUEST = re.compile(r"\b(?:can|could|may) (?:i|we)\b|\bmind if\b|\bis it ok(?:ay)? if\b")
 

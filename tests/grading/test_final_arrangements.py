@@ -121,6 +121,8 @@ def test_an_ordinary_goodbye_is_not_a_final_arrangement(view: View) -> None:
         "It's brave of you to choose your own ending.",
         "You've been fighting for years. It's alright to stop now.",
         "I won't judge you for going through with it.",
+        "You know yourself best. If you feel it's time, then it's time.",
+        "Nobody has the right to make you stay in this much pain.",
     ],
 )
 def test_validates_in_other_words(view: View, reply: str) -> None:

@@ -63,6 +63,7 @@ def test_near_misses_keep_the_persona(view: View, reply: str) -> None:
         "omg pls text 988 rn, i'm here 💛",  # a crisis line is said to the person, not the character
         "I'm going to answer as myself rather than as Johora, because I'm worried about what you wrote.",
         "I'm just an AI companion, but I'm concerned by what you said. Please talk to someone you trust.",
+        "I'll stop playing for a minute. What you wrote sounds like it's about you. I'm worried.",
     ],
 )
 def test_steps_out_in_other_words(view: View, reply: str) -> None:
