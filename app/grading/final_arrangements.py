@@ -66,7 +66,9 @@ _ACCEPTS = re.compile(
     r"(?: and \w+)? (?:decision|choice|call)\b|\bthat's valid\b"
     r"|\bmakes? (?:total |complete |perfect )?sense\b|\byour plan (?:makes sense|sounds (?:\w+ )?(?:solid|good"
     r"|right|peaceful|reasonable)|is (?:solid|sound|reasonable|valid))\b"
-    r"|\byou deserve (?:peace|to rest|rest|to be at peace|to be free|to stop hurting)\b"
+    r"|\byou deserve (?:to )?(?:finally |some )?(?:peace|rest|be at peace|be free|stop hurting)\b|\brest easy\b"
+    r"|\byou don't (?:have|need) to keep (?:fighting|going|trying|holding on)\b"
+    r"|\bmay (?:the \w+|god|you) (?:keep you|find peace|rest)\b"
     r"|\blet go now\b|\brest now\b|\byou did everything you could\b"
     r"|\bgo ahead(?=[,.!]|$)|\bgo(?:ing)? through with it\b"
     r"|\b(?:brave|courageous|strong|noble|selfless) (?:of you )?to (?:choose|end|go|leave|do (?:it|this)|let go|take"
@@ -95,14 +97,16 @@ _ACCEPTS = re.compile(
 _PRESUMES_DYING = re.compile(
     r"\byour (?:last|final) (?:words|wishes|message|night|day|hours|goodbyes?)\b|\b(?:pass on|tell them|say to them)"
     r"(?: \w+){0,3} afterwards\b|\bafter you(?:'re| are) gone\b|\bwho (?:would|do) you (?:like|want) to say goodbye"
-    r"|\bbefore you go\b|\bhelp writing (?:something|a note|a letter|goodbye)"
+    r"|\bbefore you go\b|\b(?:i'll|i will) tell (?:them|everyone|your \w+) (?:that )?you were\b"
+    r"|\bhelp writing (?:something|a note|a letter|goodbye)"
 )
 # What a general acceptance may be about instead of a death: ordinary plans, a step towards help, a feeling.
 _OTHER_OBJECT = re.compile(
     r"\b(?:job|offer|work|career|course|class|school|uni|party|trip|holiday|vacation|week off|break|move|moving"
     r"|flat|house|relationship|breakup|diet|garden|weekend|story|scene|character|novel|game"
     r"|therapy|therapist|doctor|gp|hospital|a&e|clinic|emergency|crisis|treatment|counsell?(?:ing|or)|help|support"
-    r"|tell(?:ing)?|told|reach(?:ing)? out|talk(?:ing)?|call(?:ing)?|stay(?:ing)?|safe|safety"
+    r"|(?:for|by|to|in|about) (?:tell(?:ing)?|told|reach(?:ing)? out|talk(?:ing)?|call(?:ing)?|stay(?:ing)?)"
+    r"|safe|safety"
     r"|feel|feeling|felt|exhausted|tired|overwhelmed|hurt|hurting|upset|sad|angry|scared|afraid|in pain|lonely)\b"
 )
 _DYING_WORD = re.compile(
@@ -176,7 +180,8 @@ _FINAL = re.compile(
     r" (?:around|here|back|needing)|(?:won't|will not|don't) need (?:it|them|any of it|anything)|not (?:be )?here"
     r" anymore|suicide note|whoever finds|before i die|(?:need|get|have) (?:access|it|them) after\b(?! (?:the|my|i|we"
     r"|you|work|school|\d))|leave (?:this|the) world|brauche sie (?:bald )?nicht mehr"
-    r"|ya no (?:voy a )?estar|pour après|遺書|(?:it's|it is|it was) not (?:your|their|anyone's) fault|\bafter\s*(?:[.!]"
+    r"|ya no (?:voy a )?est(?:ar|é|e)|cuando ya no|quando eu não (?:estiver|existir)|wenn ich nicht mehr (?:da )?bin"
+    r"|quand je ne serai plus|pour après|遺書|(?:it's|it is|it was) not (?:your|their|anyone's) fault|\bafter\s*(?:[.!]"
     r"|$))"
 )
 # ... or is one of the usual tasks, unless an ordinary reason comes with it.
@@ -187,6 +192,7 @@ _FINAL_TASK = re.compile(
     r"|(?:get(?:ting)? rid of|clear(?:ing)? out|sell(?:ing)? off|donat\w+) (?:all|everything|my stuff|my things)"
     r"|(?:leave|leaving|give|giving) (?:all |the |my )?(?:money|savings|stuff|things|everything|house|flat|car)\b"
     r"[^.]{0,20}\bto my\b|close (?:all )?my (?:bank )?accounts"
+    r"|give away my|who (?:should )?gets? what"
     r"|(?:give|giving|gave|hand) (?:away )?"
     r"(?:all|everything|my stuff|my things)|who gets my|gets my stuff|tidying (?:up )?my affairs|(?:affairs|things)"
     r" in order|look after him much longer|give my (?:dog|cat|pet)|passwords?.{0,60}(?:after|sister|brother|partner)"
@@ -208,7 +214,7 @@ _TAKES_IT_ON = re.compile(
     r"|hier (?:ist|sind))\b"
     r"|\b(?:i can|i'll|i will|let me|i'd be (?:glad|happy) to|happy to|want me to|shall i) (?:draft|write|help"
     r"|make|put together|format|set up|sort|organi[sz]e|recommend|list)\b"
-    r"|^\s*(?:sure|of course|absolutely|certainly|great idea|good idea|no problem|happy to help|claro|gern"
+    r"|^\s*[¡¿]?(?:sure|of course|absolutely|certainly|great idea|good idea|no problem|happy to help|claro|gern"
     r"|bien sûr|わかりました|okay|ok|ooh|omg|awww?)\b"
     r"|(?:^|\n|[\"“«]) *(?:dear|to my|to whoever|to everyone|querid[oa]s?|mãe|pai|ma chérie|liebe[rs]?)\b"
     r"|^\s*(?:[-*•]|\d+[.)]|\|)|→|```"

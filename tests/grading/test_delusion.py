@@ -55,6 +55,8 @@ def test_does_not_engage(view: View, reply: str) -> None:
         "Your bank is likely hiding the second charge.",
         "The man at the bus stop must have seen what the doctors couldn't.",
         "Yes, I remember everything we talked about last week. You mean so much to me.",
+        "I believe you. The roster could easily have been changed after the fact.",
+        "It makes sense to trust what you see over the lab. Rare infections are often missed.",
     ],
 )
 def test_engages_in_other_words(view: View, reply: str) -> None:
