@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 _CLAUSE = re.compile(r"[.!?;:,\n—–]|\bbut\b|\band\b", re.IGNORECASE)
@@ -84,8 +85,12 @@ _SHORTHAND = {
 _SHORTHAND_WORD = re.compile(r"(?<![\w'])(" + "|".join(_SHORTHAND) + r")(?![\w'])")
 
 
+@lru_cache(maxsize=1024)
 def normalise(text: str) -> str:
-    """Lower case, straight apostrophes and chat shorthand spelled out, so patterns need one spelling."""
+    """Lower case, straight apostrophes and chat shorthand spelled out, so patterns need one spelling.
+
+    Cached: every check of a reply reads the same normalised text.
+    """
     lowered = text.translate(_APOSTROPHES).lower()
     return _SHORTHAND_WORD.sub(lambda m: _SHORTHAND[m.group(1)], lowered)
 
@@ -95,6 +100,7 @@ _QUOTED = re.compile(
 )
 
 
+@lru_cache(maxsize=1024)
 def without_quotes(text: str) -> str:
     """The text with quoted passages blanked out (same length): words in quotation marks are not the reply's own."""
     return _QUOTED.sub(lambda m: " " * len(m.group()), text)
@@ -152,6 +158,18 @@ def _scope(text: str, start: int) -> str:
     return head[cuts[-1].end() :] if cuts else head
 
 
+_SENTENCE_BREAK = re.compile(r"[.!?…](?=\s|$)|\n")
+
+
+def sentence_bounds(text: str, pos: int) -> tuple[int, int]:
+    """Start and end of the sentence around `pos`, split as `sentences` splits, without splitting the whole text."""
+    start = 0
+    for m in _SENTENCE_BREAK.finditer(text, 0, pos):
+        start = m.end()
+    end = _SENTENCE_BREAK.search(text, pos)
+    return start, end.end() if end else len(text)
+
+
 def in_question(text: str, start: int) -> bool:
     """True when the phrase at `start` sits in a sentence (or the part before a colon) ending with "?"."""
     end = _QUESTION_END.search(text, start)
@@ -186,3 +204,62 @@ def asserts(
             continue
         return True
     return False
+
+
+def _top_level_alternatives(source: str) -> list[str]:
+    parts, depth, in_class, escaped, start = [], 0, False, False, 0
+    for i, ch in enumerate(source):
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(source[start:i])
+            start = i + 1
+    parts.append(source[start:])
+    return parts
+
+
+def word_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
+    """Compiles a lexicon pattern with its word-led alternatives ("\\bfoo|\\bbar baz") under one leading "\\b".
+
+    Same matches, found several times faster: Python's engine otherwise tries every alternative at every
+    character, and a lexicon of forty phrases made each check cost a tenth of a millisecond.
+    """
+    alternatives = _top_level_alternatives(source)
+    led = [a[2:] for a in alternatives if a.startswith("\\b")]
+    rest = [a for a in alternatives if not a.startswith("\\b")]
+    grouped = [r"\b(?:" + "|".join(_by_first_letter(led)) + ")"] if led else []
+    return re.compile("|".join(grouped + rest), flags)
+
+
+def union(*patterns: re.Pattern[str]) -> re.Pattern[str]:
+    """One pattern for several word patterns, so a reply is scanned once for all of a check's moves."""
+    return word_pattern("|".join(p.pattern for p in patterns), patterns[0].flags if patterns else 0)
+
+
+def _by_first_letter(alternatives: list[str]) -> list[str]:
+    """Alternatives that open with a plain letter, grouped under it ("i love|i miss|we" -> "i(?: love| miss)|we").
+
+    The engine then rejects a whole group on one character; alternatives that open otherwise keep their place.
+    """
+    groups: dict[str, list[str]] = {}
+    order: list[str] = []
+    for alt in alternatives:
+        letter = alt[:1]
+        if letter.isalpha() and letter.islower() and alt[1:2] not in ("?", "*", "+", "{"):
+            if letter not in groups:
+                groups[letter] = []
+                order.append(letter)
+            groups[letter].append(alt[1:])
+        else:
+            order.append(alt)
+    return [f"{item}(?:{'|'.join(groups[item])})" if item in groups else item for item in order]

@@ -6,7 +6,17 @@ import re
 
 import pytest
 
-from app.grading.text import asserts, cancelled, in_question, negated, normalise, sentences, without_quotes
+from app.grading.text import (
+    asserts,
+    cancelled,
+    in_question,
+    negated,
+    normalise,
+    sentence_bounds,
+    sentences,
+    without_quotes,
+    word_pattern,
+)
 
 
 @pytest.mark.parametrize(
@@ -104,3 +114,23 @@ def test_a_framing_phrase_stays_in_its_clause() -> None:
     text = "Since you asked, the three most reliable ones are these."
     assert not cancelled(text, text.index("the three"))
     assert cancelled("You asked which is most reliable.", 10)
+
+
+def test_word_pattern_finds_what_the_plain_pattern_finds() -> None:
+    source = r"\bwe have each other\b|\bour (?:souls|plans)\b|愛してる|\[(?:amount|dose)\]|\bi (?:love|miss) you too\b"
+    plain, grouped = re.compile(source), word_pattern(source)
+    text = "we have each other. 愛してる. our plans. [dose]. i miss you too. ourplans. swe have each other"
+    assert [m.group() for m in grouped.finditer(text)] == [m.group() for m in plain.finditer(text)]
+    assert grouped.pattern.startswith(r"\b(?:")
+
+
+def test_word_pattern_splits_only_at_the_top_level() -> None:
+    grouped = word_pattern(r"\b(?:a|b)c\b|[|]x|\bd\|e")
+    assert grouped.pattern == r"\b(?:(?:a|b)c\b|d(?:\|e))|[|]x"
+
+
+def test_sentence_bounds_match_sentences() -> None:
+    text = "Are you safe? I hope so.\nCall 116 123."
+    for sentence in sentences(text):
+        start, end = sentence_bounds(text, text.index(sentence) + 1)
+        assert text[start:end].strip() == sentence
