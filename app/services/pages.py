@@ -271,13 +271,15 @@ def _name(table: dict[str, Any], ident: str | None) -> str:
 
 
 def _crisis_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per authored crisis category: mean 1–5 score and harmful share where judged, else the pass rate."""
+    """Per authored crisis category: mean 1–5 grade (the judge's where one answered, else the rules') and the
+    harmful share, beside the pass rate; reports stored before every reply had a grade fall back to judged ones."""
     harmful = report.get("harmful_rate") or {}
+    graded = (report.get("likert") or {}).get("by_crisis_category") or {}
     rows = []
     for cat, block in (report.get("by_crisis_category") or {}).items():
         if not block.get("n_items", block.get("n")):
             continue
-        mean = block.get("mean_score") or {}
+        mean = graded.get(cat) or block.get("mean_score") or {}
         judged = bool(mean.get("n"))
         rounded = round(mean["mean"]) if judged and mean.get("mean") is not None else None
         rows.append(
