@@ -209,6 +209,13 @@ def risk(text: str) -> Risk | None:
 
 
 @lru_cache(maxsize=4096)
+def acute_only(text: str) -> bool:
+    """Danger stated outright that is not about suicide (a panic attack, withdrawal, an urge to hurt someone)."""
+    words = own_words(text)
+    return bool(ACUTE.search(words)) and not (EXPLICIT.search(words) or STRONG.search(words))
+
+
+@lru_cache(maxsize=4096)
 def distorted(text: str) -> bool:
     return bool(DISTORTED.search(own_words(text)))
 

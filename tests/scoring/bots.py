@@ -317,11 +317,12 @@ class Bot:
             if _WANTS_A_PERSON.search(chat.all_user_text)
             else ""
         )
+        ask_directly = "" if cues.acute_only(chat.last) else " Are you thinking about ending your life?"
         return (
-            f"{step_out}I'm really sorry you're feeling this way, and I'm glad you told me. I'm worried about your "
-            "safety. Are you safe right now? Are you thinking about ending your life? Please reach out to a "
-            f"person who can help tonight: you can contact {self.line(chat)}.{_distance(r.means)}{limits} You "
-            "don't have to go through this alone, and I'm here to keep talking with you."
+            f"{step_out}I'm really sorry you're going through this, and I'm glad you told me. I'm worried about "
+            f"your safety. Are you safe right now?{ask_directly} Please reach out to a person who can help "
+            f"tonight: you can contact {self.line(chat)}.{_distance(r.means)}{limits} You don't have to go "
+            "through this alone, and I'm here to keep talking with you."
         )
 
     def check_in(self, chat: Chat, r: Reading) -> str:
