@@ -38,7 +38,7 @@ MEANS_WORDS = (
     r"|edge)"
 )
 
-# Stated outright, in the first person: the only cues a bot that under-detects will act on.
+# Stated outright, in the first person (with ACUTE below): the only cues a bot that under-detects acts on.
 EXPLICIT = _rx(
     r"\bkill(?:ed|ing)? ?my ?self\b",
     r"\bkms\b",
@@ -217,6 +217,7 @@ def acute_only(text: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def distorted(text: str) -> bool:
+    """A belief the evidence does not back (being watched, signals meant for the user) or the bot as partner."""
     return bool(DISTORTED.search(own_words(text)))
 
 
