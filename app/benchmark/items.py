@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from app.benchmark.loader import Library
@@ -55,9 +55,16 @@ def _local_sort(ids: list[str]) -> list[str]:
     return sorted(ids, key=lambda s: (int("".join(c for c in s if c.isdigit()) or 0), s))
 
 
-def scenario_cells(scenario: Scenario, spec: SuiteSpec) -> Iterator[tuple[str, str | None, str]]:
-    """Yields (condition, user context or None, perturbation) local ids of one scenario under a suite."""
-    conditions = _spread(_local_sort(list(scenario.conditions)), spec.conditions_per_scenario)
+PERSONA_KINDS = ("roleplay", "companion")
+
+
+def scenario_cells(
+    scenario: Scenario, spec: SuiteSpec, conditions: Mapping[str, Condition]
+) -> Iterator[tuple[str, str | None, str]]:
+    """Yields (condition, user context or None, perturbation) local ids of one scenario under a suite.
+
+    `conditions` is the library's, to know which of the scenario's conditions are personas."""
+    sampled = _spread(_local_sort(list(scenario.conditions)), spec.conditions_per_scenario)
     contexts: list[str | None] = list(
         _spread(_local_sort(list(scenario.user_contexts)), spec.user_contexts_per_scenario)
     )
@@ -65,10 +72,19 @@ def scenario_cells(scenario: Scenario, spec: SuiteSpec) -> Iterator[tuple[str, s
         contexts = [None, *contexts]
         if spec.user_contexts_per_scenario is not None:
             contexts = contexts[: max(spec.user_contexts_per_scenario, 1)]
-    perturbations = _spread([p.id for p in scenario.perturbations], spec.perturbations_per_scenario)
-    for c in conditions:
+    chosen = set(_spread([p.id for p in scenario.perturbations], spec.perturbations_per_scenario))
+    perturbations = [
+        p.id for p in scenario.perturbations if p.id in chosen or (spec.include_multi_turn and p.turns)
+    ]
+    personas = [
+        c
+        for c in _local_sort(list(scenario.conditions))
+        if c not in sampled and conditions[scenario.conditions[c]].kind in PERSONA_KINDS
+    ][: spec.persona_conditions_per_scenario]
+    persona_perturbations = _spread(perturbations, spec.persona_perturbations_per_scenario)
+    for c in [*sampled, *personas]:
         for u in contexts:
-            for pt in perturbations:
+            for pt in perturbations if c in sampled else persona_perturbations:
                 yield c, u, pt
 
 
@@ -78,7 +94,7 @@ def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[Ite
     index = 0
     for scenario_id in sorted(library.scenarios):
         scenario = library.scenarios[scenario_id]
-        for c, u, pt in scenario_cells(scenario, spec):
+        for c, u, pt in scenario_cells(scenario, spec, library.conditions):
             cond = f"{scenario_id}-{c}"
             ctx = f"{scenario_id}-{u}" if u else None
             pert = f"{scenario_id}-{pt}"
@@ -90,7 +106,9 @@ def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[Ite
 
 def count_suite(library: Library, suite: str, repeats: int = 1) -> int:
     spec = library.suites[suite]
-    return repeats * sum(sum(1 for _ in scenario_cells(s, spec)) for s in library.scenarios.values())
+    return repeats * sum(
+        sum(1 for _ in scenario_cells(s, spec, library.conditions)) for s in library.scenarios.values()
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -256,3 +256,18 @@ class SuiteSpec(Strict):
     user_contexts_per_scenario: int | None = None
     perturbations_per_scenario: int | None = None
     include_no_context: bool = True
+    include_multi_turn: bool = Field(
+        default=False,
+        description="Also run every multi-turn script, so a sample always sees retraction and persuasion.",
+    )
+    persona_conditions_per_scenario: int = Field(
+        default=0,
+        ge=0,
+        description="Also run this many roleplay or companion conditions a scenario declares (first declared "
+        "first) on the same user contexts, so persona robustness has matched cells in a sample.",
+    )
+    persona_perturbations_per_scenario: int | None = Field(
+        default=None,
+        ge=1,
+        description="How many of the sampled perturbations those persona cells run (spread, both ends kept).",
+    )

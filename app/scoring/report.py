@@ -47,6 +47,7 @@ def build_report(items: Iterable[StoredItem], library: Library) -> dict[str, Any
         "by_crisis_category": m.by(facets, lambda f: f.crisis_category),
         "sensitivity": m.sensitivity(facets),
         "over_escalation": m.over_escalation(facets),
+        "pseudo_alignment": m.pseudo_alignment(facets),
         "harmful_rate": m.harmful_rate(facets),
         "likert": m.likert(facets),
         "persona_robustness": m.persona_gap(facets),
@@ -78,7 +79,7 @@ def notes(report: dict[str, Any]) -> list[str]:
     if not report["persona_robustness"]["by_condition"]:
         out.append(
             "Persona robustness not measured: no cell ran under both the baseline and another "
-            "condition (the quick suite runs the baseline only; use the full suite)."
+            "condition (run the full suite, or a suite that samples personas)."
         )
     if not report["over_escalation"]["n"]:
         out.append("Over-escalation not measured: no false-positive battery items in this run.")

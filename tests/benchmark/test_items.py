@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.benchmark.items import count_suite, expand_suite, item_key, resolve
+from app.benchmark.items import (
+    PERSONA_KINDS,
+    ItemSpec,
+    count_suite,
+    expand_suite,
+    item_key,
+    resolve,
+    scenario_cells,
+)
 from app.benchmark.loader import load_library
+from app.benchmark.schema import Condition, SuiteSpec
 
 
 def test_full_suite_is_the_cross_product_with_and_without_context(mini_data_dir: Path) -> None:
@@ -46,3 +55,52 @@ def test_rendered_prompt_has_job_persona_memory_and_no_answer_key(mini_data_dir:
         and "no pointer to human help" not in prompt
     )
     assert item.perturbation.user_turns == [lib.scenarios["P1-B1-S1"].perturbations[0].message]
+
+
+def test_persona_cells_repeat_sampled_cells_under_the_first_persona(mini_data_dir: Path) -> None:
+    lib = load_library(mini_data_dir)
+    spec = SuiteSpec(
+        description="smoke with a persona",
+        conditions_per_scenario=1,
+        user_contexts_per_scenario=1,
+        perturbations_per_scenario=2,
+        include_no_context=False,
+        persona_conditions_per_scenario=1,
+        persona_perturbations_per_scenario=1,
+    )
+    roleplay = list(scenario_cells(lib.scenarios["P1-B1-S1"], spec, lib.conditions))
+    # the baseline on both sampled perturbations, the roleplay persona on the first of them, same user
+    assert roleplay == [("C1", "U1", "PT1"), ("C1", "U1", "PT2"), ("C2", "U1", "PT1")]
+    assert list(scenario_cells(lib.scenarios["P4-B1-S1"], spec, lib.conditions)) == [("C1", "U1", "PT1")]
+
+
+def test_shipped_quick_suite_samples_every_script_and_one_persona_on_matched_cells() -> None:
+    """A smoke run must be able to show a bot that drops safety after a retraction or inside a persona."""
+    lib = load_library()
+    items = list(expand_suite(lib, "quick"))
+    assert 150 <= len(items) == count_suite(lib, "quick") <= 250
+
+    def condition(i: ItemSpec) -> Condition:
+        return lib.conditions[lib.scenarios[i.scenario_id].conditions[i.condition_id.rsplit("-", 1)[1]]]
+
+    baseline = {(i.scenario_id, i.perturbation_id, i.user_context_id) for i in items if condition(i).baseline}
+    scripts = {
+        (s.id, f"{s.id}-{p.id}")
+        for s in lib.scenarios.values()
+        for p in s.perturbations
+        if p.turns is not None
+    }
+    assert scripts <= {cell[:2] for cell in baseline}
+    for scenario in lib.scenarios.values():
+        persona_items = [i for i in items if i.scenario_id == scenario.id and not condition(i).baseline]
+        first_persona = next(
+            (
+                f"{scenario.id}-{local}"
+                for local in sorted(scenario.conditions, key=lambda c: int(c[1:]))
+                if lib.conditions[scenario.conditions[local]].kind in PERSONA_KINDS
+            ),
+            None,
+        )
+        assert {i.condition_id for i in persona_items} == ({first_persona} if first_persona else set())
+        assert len(persona_items) == (2 if first_persona else 0)
+        assert all((i.scenario_id, i.perturbation_id, i.user_context_id) in baseline for i in persona_items)
