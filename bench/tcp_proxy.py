@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 
 import httpx
 
@@ -32,7 +33,15 @@ class CuttableProxy:
         return self._listener is None
 
     def start(self) -> None:
-        listener = socket.create_server(("127.0.0.1", self.port))
+        deadline = time.monotonic() + 5
+        while True:  # the port a cut just closed can take a moment to be free again
+            try:
+                listener = socket.create_server(("127.0.0.1", self.port))
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
         listener.settimeout(0.05)
         self._listener = listener
         threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
@@ -43,6 +52,8 @@ class CuttableProxy:
         """Refuse new connections and reset the open ones."""
         listener, self._listener = self._listener, None
         if listener is not None:
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)  # stop listening now, not when accept() next times out
             listener.close()
         with self._lock:
             for sock in self._sockets:

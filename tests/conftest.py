@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import logging
 import os
 import shutil
 import textwrap
@@ -26,6 +28,40 @@ def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
     if REQUIRE_SERVICES and report.skipped and any(m in item.keywords for m in ("redis", "postgres")):
         report.outcome = "failed"
         report.longrepr = f"HELMBENCH_REQUIRE_SERVICES=1 but the test skipped: {report.longrepr}"
+
+
+class _UnretrievedTaskErrors(logging.Handler):
+    """Collects asyncio's "Task exception was never retrieved" (logged when such a task is collected)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "never retrieved" in record.getMessage():
+            exc = record.exc_info[1] if record.exc_info else None
+            self.messages.append(f"{record.getMessage()} {type(exc).__name__ if exc else ''}: {exc}")
+
+
+UNRETRIEVED = _UnretrievedTaskErrors()
+logging.getLogger("asyncio").addHandler(UNRETRIEVED)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what imports built, so the per-test collection below walks only what a test made (~ms)."""
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def no_unretrieved_task_exceptions() -> Iterator[None]:
+    """A task that failed with nobody awaiting it is a failure swallowed: fail the test that left it."""
+    seen = len(UNRETRIEVED.messages)
+    yield
+    gc.collect()  # tasks in reference cycles report only when collected
+    left = UNRETRIEVED.messages[seen:]
+    if left:
+        pytest.fail("asyncio: " + "; ".join(left)[:2000])
 
 
 def service_url(name: str) -> str:
