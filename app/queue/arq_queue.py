@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
 from arq.constants import in_progress_key_prefix, job_key_prefix, result_key_prefix
+from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.retry import Retry
 
 from app.queue.base import QueueUnavailable, ShardState, shard_job_id
 

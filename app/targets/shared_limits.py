@@ -29,6 +29,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from app.store.redis_rate import GCRA_LUA, Pace, limits_key, wait_seconds
@@ -95,8 +98,18 @@ class RedisLimits:
 
     @classmethod
     def from_url(cls, url: str, namespace: str) -> RedisLimits:
-        """A client that fails within seconds when Redis is gone, instead of hanging an attempt forever."""
-        return cls(Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0), namespace)
+        """A client that fails within seconds when Redis is gone, instead of hanging an attempt forever.
+
+        A pooled connection a Redis restart dropped is replaced and the command sent again (twice at most).
+        """
+        redis = Redis.from_url(
+            url,
+            socket_connect_timeout=2.0,
+            socket_timeout=5.0,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=2),
+            retry_on_error=[RedisConnectionError],
+        )
+        return cls(redis, namespace)
 
     def keys(self, target_id: str) -> TargetKeys:
         """The keys of one target, under the deployment's queue name so deployments never share limits."""
