@@ -21,6 +21,7 @@ class OwnRedis:
             raise RuntimeError("redis-server is not installed")
         self.port = free_port()
         self._dir = Path(workdir or tempfile.mkdtemp(prefix="helmbench-redis-"))
+        self._dir.mkdir(parents=True, exist_ok=True)
         self._proc: subprocess.Popen[bytes] | None = None
         self.start()
 

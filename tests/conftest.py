@@ -9,6 +9,7 @@ import shutil
 import textwrap
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -77,9 +78,9 @@ def redis_url() -> str:
     return service_url("HELMBENCH_TEST_REDIS_URL")
 
 
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """A fresh database on the test server, dropped afterwards, so runs never see each other's rows."""
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new database on the test server, dropped afterwards, so runs never see each other's rows."""
     import psycopg
 
     base = service_url("HELMBENCH_TEST_POSTGRES_URL")
@@ -92,6 +93,13 @@ def postgres_url() -> Iterator[str]:
     finally:
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh database on the test server, dropped afterwards, so runs never see each other's rows."""
+    with fresh_postgres_database() as url:
+        yield url
 
 
 MINI_SCENARIO = """\
