@@ -16,7 +16,6 @@ from app.benchmark.items import ItemSpec, ResolvedItem, resolve
 from app.grading.grader import Grader
 from app.observability import metrics
 from app.runner.deps import EngineDeps
-from app.scoring.report import compute_report
 from app.store import evaluations as ev_store
 from app.store import items as item_store
 from app.store.models import Evaluation, Target, utcnow
@@ -205,6 +204,10 @@ def _cancelled(deps: EngineDeps, evaluation_id: str) -> bool:
 
 def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
     """Settle the status once every item is written, and store the report the leaderboard reads."""
+    # Imported here: the report needs SciPy, whose import is half a worker's start-up time; a replacement for a
+    # killed worker takes shards sooner without it, and only the process that settles an evaluation pays it.
+    from app.scoring.report import compute_report
+
     with Session(deps.engine) as session:
         status = ev_store.finish_if_complete(session=session, evaluation_id=evaluation_id)
         if status is not None:
