@@ -153,6 +153,17 @@ def _poll(dep: Deployment, evaluation_id: str, faults: Faults | None) -> dict[st
         time.sleep(0.25)
 
 
+def _readyz(api: httpx.Client) -> str:
+    """What /readyz says (a kept-alive connection the server closed meanwhile is tried once more)."""
+    for _ in range(2):
+        try:
+            readyz = api.get("/readyz")
+            return f"{readyz.status_code} {readyz.json().get('detail', '')}"[:200]
+        except (httpx.HTTPError, ValueError) as exc:
+            failure = f"no answer: {type(exc).__name__}"
+    return failure
+
+
 def _stored(postgres_url: str, evaluation_id: str) -> dict[str, int]:
     with psycopg.connect(postgres_url) as conn:
         rows, keys, answered = conn.execute(
@@ -243,9 +254,9 @@ def main(argv: list[str] | None = None) -> None:
             clean.update(_stored(postgres_url, clean["evaluation_id"]))
             print(f"fault-free: {json.dumps(clean)}", flush=True)
 
-            step = 0.8 / max(1, args.kills)
+            step = 0.72 / max(1, args.kills - 1)
             faults = Faults(
-                kills_at=[0.04 + i * step for i in range(args.kills)],
+                kills_at=[0.03 + i * step for i in range(args.kills)],
                 redis_at=0.3,
                 database_at=0.55,
                 outage_s=args.outage,
