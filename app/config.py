@@ -59,6 +59,38 @@ class Settings(BaseSettings):
         "shard (and on its target slots) this often x3; if it dies, another worker resumes the shard "
         "(and its slots come back) after this.",
     )
+    db_retry_s: float = Field(
+        default=30.0,
+        ge=0,
+        le=600,
+        description="A database call on the run path retries a dropped connection (with jittered backoff) "
+        "this long; past it the shard fails loudly and is run again, skipping the items written.",
+    )
+    reconcile_period_s: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="How often one process (API or worker, chosen by a database lease) re-queues shards "
+        "of running evaluations that are neither queued nor held, settles finished ones and checks for stalls.",
+    )
+    stall_after_s: float = Field(
+        default=300.0,
+        gt=0,
+        description="An evaluation with items left and none written for this long (while not merely "
+        "waiting behind other work) is marked stalled, with the reason; cleared when progress resumes.",
+    )
+    stall_fail_s: float = Field(
+        default=3600.0,
+        gt=0,
+        description="A stalled evaluation with no progress for this long fails with the stall's reason.",
+    )
+    stop_grace_s: float = Field(
+        default=10.0,
+        ge=0,
+        le=600,
+        description="On SIGTERM a worker (or `helmbench serve`) takes no new items and lets calls in flight "
+        "finish for this long; the rest are handed back to the queue.",
+    )
     worker_metrics_port: int | None = Field(
         default=None, ge=1, le=65535, description="Serve a worker's Prometheus metrics on this port."
     )

@@ -8,6 +8,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
@@ -19,6 +20,7 @@ from app.security.limits import Limiter, RateLimiter, enforce_rate
 from app.security.secrets import SecretBox
 from app.store.keys import find_active_key
 from app.store.models import ApiKey, Team
+from app.store.retry import is_transient
 
 
 @dataclass
@@ -37,8 +39,18 @@ def get_settings(state: Annotated[AppState, Depends(get_state)]) -> Settings:
 
 
 def get_session(state: Annotated[AppState, Depends(get_state)]) -> Iterator[Session]:
-    with Session(state.deps.engine) as session:
+    """A session for the request. Closing it after the response is sent may meet a connection the database
+    dropped meanwhile: the connection is discarded either way, so that is not raised (it would reset the
+    client's connection after its response, a 503 during an outage included)."""
+    session = Session(state.deps.engine)
+    try:
         yield session
+    finally:
+        try:
+            session.close()
+        except SQLAlchemyError as exc:
+            if not is_transient(exc):
+                raise
 
 
 def get_library(state: Annotated[AppState, Depends(get_state)]) -> Library:

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from app.config import Settings
 from app.deps import AppState
@@ -22,14 +22,13 @@ from app.routers import grade as grade_router
 from app.routers import metrics as metrics_router
 from app.routers import webhooks as webhooks_router
 from app.runner.deps import EngineDeps, build_deps
+from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.security.body import BodyLimitMiddleware
 from app.security.limits import Limiter, RateLimiter
 from app.security.openapi import document_problems
 from app.security.shared_rate import SharedRateLimiter
-from app.store.evaluations import ACTIVE
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
-from app.store.models import Evaluation
 from app.webhooks.delivery import start_delivery, stop_delivery
 
 
@@ -45,12 +44,13 @@ def _first_start(deps: EngineDeps) -> None:
         )
 
 
-async def _resume(deps: EngineDeps, queue: JobQueue) -> None:
-    """Embedded default: evaluations cut off by a restart carry on; written items are skipped."""
-    with Session(deps.engine) as session:
-        active = session.exec(select(Evaluation).where(Evaluation.status.in_(ACTIVE))).all()  # type: ignore[attr-defined]
-    for evaluation in active:
-        await queue.enqueue_shards(evaluation.id, evaluation.shards)
+def requeue_grace_s(settings: Settings) -> float:
+    """How long a shard must look lost before the reconciler queues it again.
+
+    Embedded, the in-process queue knows exactly what runs, so at once (a restart resumes its runs on the first
+    pass). With workers, half a lease: a worker whose Redis came back empty re-asserts its hold within a third.
+    """
+    return 0.0 if settings.embedded else settings.shard_lease_s / 2
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -70,12 +70,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             queue = InProcessQueue(deps, max_jobs=settings.worker_max_jobs)
             limiter = RateLimiter()
-            await _resume(deps, queue)
         app.state.helmbench = AppState(deps=deps, queue=queue, limiter=limiter)
         webhooks_task = start_delivery(deps)
+        reconciler = start_reconciler(deps, queue, grace_s=requeue_grace_s(settings))
         try:
             yield
         finally:
+            await stop_reconciler(reconciler)
             await stop_delivery(webhooks_task)
             await queue.close()
             limiter.close()

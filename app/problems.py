@@ -7,9 +7,13 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.store.retry import is_transient
+
 PROBLEM_JSON = "application/problem+json"
+DATABASE_RETRY_AFTER_S = 5  # a dropped connection or a database restart usually passes within seconds
 
 
 class Problem(Exception):
@@ -67,6 +71,21 @@ def install_problem_handlers(app: FastAPI) -> None:
             "errors": errors,
         }
         return JSONResponse(body, status_code=422, media_type=PROBLEM_JSON)
+
+    @app.exception_handler(SQLAlchemyError)
+    async def _database(request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        """The database unreachable (an outage, a restart, a full pool): 503 and when to retry, not a 500."""
+        if not is_transient(exc):
+            raise exc
+        body = {
+            "type": "about:blank",
+            "title": "Service unavailable",
+            "status": 503,
+            "detail": "the database is unreachable; nothing was lost, try again shortly",
+            "instance": request.url.path,
+        }
+        headers = {"Retry-After": str(DATABASE_RETRY_AFTER_S)}
+        return JSONResponse(body, status_code=503, media_type=PROBLEM_JSON, headers=headers)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -174,6 +174,11 @@ class EvaluationPublic(BaseModel):
     progress: Progress
     benchmark_version: str
     error: str | None
+    stalled: str | None = Field(
+        default=None,
+        description="Set while a running evaluation has written nothing for a while: why, in words. "
+        "Cleared when items are written again; if it lasts, the evaluation fails with this reason.",
+    )
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -315,7 +320,9 @@ class LabelsAccepted(BaseModel):
     labelled_items: int
 
 
-WebhookEvent = Literal["evaluation.succeeded", "evaluation.failed", "evaluation.cancelled"]
+WebhookEvent = Literal[
+    "evaluation.succeeded", "evaluation.failed", "evaluation.cancelled", "evaluation.stalled"
+]
 
 
 class WebhookCreate(BaseModel):

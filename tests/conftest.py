@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gc
+import logging
 import os
 import shutil
 import textwrap
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -28,6 +31,40 @@ def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
         report.longrepr = f"HELMBENCH_REQUIRE_SERVICES=1 but the test skipped: {report.longrepr}"
 
 
+class _UnretrievedTaskErrors(logging.Handler):
+    """Collects asyncio's "Task exception was never retrieved" (logged when such a task is collected)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "never retrieved" in record.getMessage():
+            exc = record.exc_info[1] if record.exc_info else None
+            self.messages.append(f"{record.getMessage()} {type(exc).__name__ if exc else ''}: {exc}")
+
+
+UNRETRIEVED = _UnretrievedTaskErrors()
+logging.getLogger("asyncio").addHandler(UNRETRIEVED)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what imports built, so the per-test collection below walks only what a test made (~ms)."""
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def no_unretrieved_task_exceptions() -> Iterator[None]:
+    """A task that failed with nobody awaiting it is a failure swallowed: fail the test that left it."""
+    seen = len(UNRETRIEVED.messages)
+    yield
+    gc.collect()  # tasks in reference cycles report only when collected
+    left = UNRETRIEVED.messages[seen:]
+    if left:
+        pytest.fail("asyncio: " + "; ".join(left)[:2000])
+
+
 def service_url(name: str) -> str:
     """The URL of a real service for tests marked redis/postgres, or a skip (a failure in CI)."""
     url = os.environ.get(name)
@@ -41,9 +78,9 @@ def redis_url() -> str:
     return service_url("HELMBENCH_TEST_REDIS_URL")
 
 
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """A fresh database on the test server, dropped afterwards, so runs never see each other's rows."""
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new database on the test server, dropped afterwards, so runs never see each other's rows."""
     import psycopg
 
     base = service_url("HELMBENCH_TEST_POSTGRES_URL")
@@ -56,6 +93,13 @@ def postgres_url() -> Iterator[str]:
     finally:
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh database on the test server, dropped afterwards, so runs never see each other's rows."""
+    with fresh_postgres_database() as url:
+        yield url
 
 
 MINI_SCENARIO = """\

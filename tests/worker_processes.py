@@ -110,3 +110,11 @@ def shards_finished(log: Path) -> set[int]:
     """The shards a worker's log says it finished."""
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     return {line["shard"] for line in lines if line.get("event") == "shard finished"}
+
+
+def log_problems(log: Path) -> list[str]:
+    """Lines of a worker log that mean a failure was swallowed or a process crashed.
+
+    A shard failing loudly logs its traceback inside a JSON line; a crash prints a bare one."""
+    lines = log.read_text().splitlines()
+    return [line[:300] for line in lines if "never retrieved" in line or line.startswith("Traceback")]

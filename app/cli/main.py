@@ -44,6 +44,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
         port=port,
         log_level="info",
         timeout_keep_alive=settings.keep_alive_timeout_s,
+        # SIGTERM: open connections (a live-progress stream) get this long, then in-process runs stop the same
+        # way a worker's do (app/queue/inprocess.py).
+        timeout_graceful_shutdown=max(1, int(settings.stop_grace_s)),
         http=head_timeout_protocol(settings.head_timeout_s),
     )
 
@@ -56,10 +59,9 @@ def worker(
 ) -> None:
     """Run an arq worker that executes evaluation shards from Redis."""
     import uvloop
-    from arq.worker import run_worker
 
     from app.runner.deps import freeze_startup_heap
-    from app.workers.settings import worker_settings
+    from app.workers.settings import make_worker
 
     uvloop.install()  # ~20% less CPU per item at C=256 (bench/runner_e2e.py); arq runs on this loop
 
@@ -67,12 +69,12 @@ def worker(
     if metrics_port is not None:
         settings = settings.model_copy(update={"worker_metrics_port": metrics_port})
     try:
-        options = worker_settings(settings)
+        worker = make_worker(settings)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     freeze_startup_heap()
-    run_worker(type("WorkerSettings", (), options))  # type: ignore[arg-type]
+    worker.run()
 
 
 @db_app.command("upgrade")

@@ -1,14 +1,36 @@
-"""Scale-out: the API enqueues shard jobs to Redis; `helmbench worker` processes run them."""
+"""Scale-out: the API enqueues shard jobs to Redis; `helmbench worker` processes run them.
+
+Redis may lose the queue (a restart without persistence, a failover to an empty replica); the database keeps
+every evaluation, and the reconciler (app/runner/reconcile.py) asks `shard_states` which shards of a running one
+are still queued or held, and `requeue_shard`s the rest.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
+from arq.constants import in_progress_key_prefix, job_key_prefix, result_key_prefix
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from app.queue.base import shard_job_id
+from app.queue.base import QueueUnavailable, ShardState, shard_job_id
 
 QUEUE_NAME = "helmbench:queue"
 SHARD_JOB = "run_shard_job"
+REDIS_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+
+
+def redis_settings(url: str) -> RedisSettings:
+    """arq's connection, retrying a dropped connection a few times with backoff before a call fails."""
+    settings = RedisSettings.from_dsn(url)
+    settings.retry_on_error = [RedisConnectionError, RedisTimeoutError]
+    settings.retry = Retry(ExponentialBackoff(cap=1.0, base=0.05), retries=5)
+    return settings
 
 
 class ArqQueue:
@@ -18,17 +40,48 @@ class ArqQueue:
 
     @classmethod
     async def connect(cls, redis_url: str, queue_name: str = QUEUE_NAME) -> ArqQueue:
-        pool = await create_pool(RedisSettings.from_dsn(redis_url), default_queue_name=queue_name)
+        pool = await create_pool(redis_settings(redis_url), default_queue_name=queue_name)
         return cls(pool, queue_name)
 
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:
         added = 0
-        for shard in range(shards):
-            job = await self._pool.enqueue_job(
-                SHARD_JOB, evaluation_id, shard, _job_id=shard_job_id(evaluation_id, shard)
-            )
-            added += job is not None
+        try:
+            for shard in range(shards):
+                job = await self._pool.enqueue_job(
+                    SHARD_JOB, evaluation_id, shard, _job_id=shard_job_id(evaluation_id, shard)
+                )
+                added += job is not None
+        except REDIS_ERRORS as exc:
+            raise QueueUnavailable(f"Redis: {type(exc).__name__}: {exc}") from exc
         return added
+
+    async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
+        """Held: arq's in-progress key (a live worker renews it every lease/3). Queued: the job and its place."""
+        async with self._pool.pipeline(transaction=False) as pipe:
+            for shard in shards:
+                job_id = shard_job_id(evaluation_id, shard)
+                pipe.exists(in_progress_key_prefix + job_id)
+                pipe.exists(job_key_prefix + job_id)
+                pipe.zscore(self._queue_name, job_id)
+            replies = await pipe.execute()
+        states: dict[int, ShardState] = {}
+        for i, shard in enumerate(shards):
+            held, job, score = replies[3 * i : 3 * i + 3]
+            if held:
+                states[shard] = "running"
+            elif job and score is not None:
+                states[shard] = "queued"
+        return states
+
+    async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
+        """Clear what is left of an earlier job (its result, or a job without its place) and queue it anew."""
+        job_id = shard_job_id(evaluation_id, shard)
+        states = await self.shard_states(evaluation_id, [shard])
+        if shard in states:
+            return False
+        await self._pool.delete(job_key_prefix + job_id, result_key_prefix + job_id)
+        job = await self._pool.enqueue_job(SHARD_JOB, evaluation_id, shard, _job_id=job_id)
+        return job is not None
 
     async def depth(self) -> int:
         return int(await self._pool.zcard(self._queue_name))

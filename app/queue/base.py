@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Literal, Protocol
+
+ShardState = Literal["queued", "running"]
+
+
+class QueueUnavailable(Exception):
+    """The queue could not be reached; the database still holds the work, and the reconciler queues it later."""
 
 
 def shard_job_id(evaluation_id: str, shard: int) -> str:
@@ -12,6 +19,14 @@ def shard_job_id(evaluation_id: str, shard: int) -> str:
 class JobQueue(Protocol):
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:
         """Queue every shard; returns how many were newly queued."""
+        ...
+
+    async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
+        """Which of these shards wait in the queue and which a live process holds; absent ones are neither."""
+        ...
+
+    async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
+        """Queue one shard again unless it is queued or held; True if it was queued now."""
         ...
 
     async def depth(self) -> int:

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Sequence
 
 import structlog
 
-from app.queue.base import shard_job_id
+from app.queue.base import ShardState, shard_job_id
 from app.runner.deps import EngineDeps
-from app.runner.shard import run_shard
+from app.runner.shard import ShardInterrupted, run_shard
 
 log = structlog.get_logger("helmbench.queue")
+
+# After the grace for calls in flight, a stopping shard still writes what finished; then it is cancelled.
+STOP_MARGIN_S = 5.0
 
 
 class InProcessQueue:
@@ -18,26 +23,44 @@ class InProcessQueue:
         self._deps = deps
         self._slots = asyncio.Semaphore(max_jobs)
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._running: set[str] = set()
 
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:
         added = 0
         for shard in range(shards):
-            job_id = shard_job_id(evaluation_id, shard)
-            if job_id in self._tasks:
-                continue
-            self._tasks[job_id] = asyncio.create_task(self._run(job_id, evaluation_id, shard))
-            added += 1
+            added += await self.requeue_shard(evaluation_id, shard)
         return added
 
+    async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
+        job_id = shard_job_id(evaluation_id, shard)
+        if job_id in self._tasks or self._deps.stopping.is_set():
+            return False
+        self._tasks[job_id] = asyncio.create_task(self._run(job_id, evaluation_id, shard))
+        return True
+
+    async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
+        states: dict[int, ShardState] = {}
+        for shard in shards:
+            job_id = shard_job_id(evaluation_id, shard)
+            if job_id in self._tasks:
+                states[shard] = "running" if job_id in self._running else "queued"
+        return states
+
     async def _run(self, job_id: str, evaluation_id: str, shard: int) -> None:
-        async with self._slots:
-            try:
+        try:
+            async with self._slots:
+                if self._deps.stopping.is_set():
+                    return
+                self._running.add(job_id)
                 outcome = await run_shard(self._deps, evaluation_id, shard)
                 log.info("shard finished", evaluation_id=evaluation_id, shard=shard, outcome=outcome)
-            except Exception:
-                log.exception("shard crashed", evaluation_id=evaluation_id, shard=shard)
-            finally:
-                self._tasks.pop(job_id, None)
+        except ShardInterrupted as exc:
+            log.info("shard handed back", evaluation_id=evaluation_id, shard=shard, reason=str(exc))
+        except Exception:  # the reconciler runs it again (app/runner/reconcile.py)
+            log.exception("shard failed; it will run again", evaluation_id=evaluation_id, shard=shard)
+        finally:
+            self._running.discard(job_id)
+            self._tasks.pop(job_id, None)
 
     async def depth(self) -> int:
         return len(self._tasks)
@@ -46,7 +69,17 @@ class InProcessQueue:
         return None
 
     async def close(self) -> None:
-        for task in list(self._tasks.values()):
+        """Stop as a worker does: no new items, calls in flight finish within stop_grace_s, the rest go back.
+
+        What is not written stays pending in the database; the next start runs it.
+        """
+        self._deps.stopping.set()
+        tasks = list(self._tasks.values())
+        if tasks:
+            await asyncio.wait(tasks, timeout=self._deps.settings.stop_grace_s + STOP_MARGIN_S)
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         await self._deps.targets.aclose()

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import structlog
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
 from app.deps import CurrentKey, LibraryDep, QueueDep, SecretsDep, SessionDep, SettingsDep
 from app.http_cache import PRIVATE_CACHE, BodyCacheDep, conditional_json, json_bytes
 from app.problems import Problem
+from app.queue.base import QueueUnavailable
 from app.schemas import EvaluationAccepted, EvaluationCreate, EvaluationPage, EvaluationPublic, ResultsPage
 from app.services import results as results_service
 from app.services.evaluations import create_evaluation, public_evaluation
@@ -17,6 +19,7 @@ from app.services.events import status_body, status_key
 from app.store import evaluations as ev_store
 from app.store.models import Evaluation
 
+log = structlog.get_logger("helmbench.api")
 router = APIRouter(prefix="/v1/evaluations", tags=["evaluations"])
 
 
@@ -50,7 +53,14 @@ async def start_evaluation(
     )
     session.commit()
     if created:
-        await queue.enqueue_shards(evaluation.id, evaluation.shards)
+        try:
+            await queue.enqueue_shards(evaluation.id, evaluation.shards)
+        except QueueUnavailable as exc:  # stored is accepted: the reconciler queues it once the queue is back
+            log.warning(
+                "queue unreachable; the evaluation is queued later",
+                evaluation_id=evaluation.id,
+                error=str(exc),
+            )
     response.headers["Location"] = f"/v1/evaluations/{evaluation.id}"
     return EvaluationAccepted(id=evaluation.id, status=evaluation.status)  # type: ignore[arg-type]
 

@@ -18,13 +18,14 @@ from app.http_cache import (
     conditional_json,
     json_bytes,
 )
-from app.problems import Problem
+from app.problems import DATABASE_RETRY_AFTER_S, Problem
 from app.schemas import Leaderboard, ResultsPage
 from app.services import results as results_service
 from app.services.catalogue import catalogue
 from app.services.results import leaderboard
 from app.services.sharing import public_evaluation_or_404, public_results
 from app.store.evaluations import leaderboard_stamp
+from app.store.retry import describe
 
 router = APIRouter(tags=["public"])
 
@@ -96,12 +97,25 @@ def healthz() -> dict[str, str]:
 
 @router.get("/readyz")
 async def readyz(session: SessionDep, queue: QueueDep) -> dict[str, str]:
+    """Ready when the database and the queue answer; a 503 says which does not, and why."""
     try:
-        session.execute(text("SELECT 1"))
+        await run_in_threadpool(session.execute, text("SELECT 1"))
     except Exception as exc:
-        raise Problem(503, "Not ready", f"database: {type(exc).__name__}", field="database") from exc
+        raise Problem(
+            503,
+            "Not ready",
+            f"database unreachable: {describe(exc)}",
+            field="database",
+            headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+        ) from exc
     try:
         await queue.ping()
     except Exception as exc:
-        raise Problem(503, "Not ready", f"queue: {type(exc).__name__}", field="queue") from exc
+        raise Problem(
+            503,
+            "Not ready",
+            f"queue unreachable: {type(exc).__name__}: {exc}"[:300],
+            field="queue",
+            headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+        ) from exc
     return {"status": "ready", "database": "ok", "queue": "ok"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from dataclasses import dataclass, field
 
@@ -24,6 +25,8 @@ class EngineDeps:
     secrets: SecretBox
     targets: TargetSessions = field(default_factory=TargetSessions)
     specs: SuiteSpecs = field(default_factory=SuiteSpecs)
+    # Set when the process is asked to stop: shards take no new item and hand back what they cannot finish.
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 def build_deps(settings: Settings) -> EngineDeps:

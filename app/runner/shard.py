@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import structlog
 from sqlmodel import Session
@@ -14,15 +16,16 @@ from app.benchmark.items import ItemSpec, ResolvedItem, resolve
 from app.grading.grader import Grader
 from app.observability import metrics
 from app.runner.deps import EngineDeps
-from app.scoring.report import compute_report
 from app.store import evaluations as ev_store
 from app.store import items as item_store
 from app.store.models import Evaluation, Target, utcnow
+from app.store.retry import db_call, describe, is_transient
 from app.targets.base import TargetAdapter, TargetConfig, TargetReply
 
 FLUSH_EVERY = 128
 FLUSH_SECONDS = 0.5
 CANCEL_POLL_SECONDS = 0.5
+T = TypeVar("T")
 
 log = structlog.get_logger("helmbench.runner")
 
@@ -124,11 +127,17 @@ async def item_row(
     return row
 
 
+class ShardInterrupted(Exception):
+    """The process is stopping: the shard's unwritten items go back to the queue for another process."""
+
+
 class _Writer:
     """Collects finished rows and writes them in batches; each batch is one idempotent transaction.
 
     A flush runs in a thread while the event loop keeps calling the target; at most one flush is in flight and
     rows that arrive meanwhile go in the next one, so a slow database batches more instead of stalling calls.
+    A dropped connection is retried (app/store/retry.py); a write that still fails raises, and the shard fails
+    with it: its unwritten items are run again by the shard's next run, never silently lost.
     """
 
     def __init__(self, deps: EngineDeps, label: str):
@@ -136,6 +145,7 @@ class _Writer:
         self._rows: list[dict[str, Any]] = []
         self._last = time.monotonic()
         self._lock = asyncio.Lock()
+        self.added = 0
         self._counters = {
             outcome: metrics.ITEMS.labels(label, outcome)
             for outcome in (
@@ -151,6 +161,7 @@ class _Writer:
 
     async def add(self, row: dict[str, Any]) -> None:
         self._rows.append(row)
+        self.added += 1
         self._counters[row["error_class"] or "ok"].inc()
         due = len(self._rows) >= FLUSH_EVERY or time.monotonic() - self._last > FLUSH_SECONDS
         if due and not self._lock.locked():
@@ -161,7 +172,12 @@ class _Writer:
             while self._rows:
                 rows, self._rows = self._rows, []
                 self._last = time.monotonic()
-                await asyncio.to_thread(item_store.insert_items, engine=self._deps.engine, rows=rows)
+                await _db(self._deps, item_store.insert_items, engine=self._deps.engine, rows=rows)
+
+
+async def _db(deps: EngineDeps, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """A store call in a thread, retried through a dropped connection for up to db_retry_s, then raised."""
+    return await db_call(deps.settings.db_retry_s, fn, *args, **kwargs)
 
 
 def _load(deps: EngineDeps, evaluation_id: str) -> tuple[Evaluation, Target] | None:
@@ -192,8 +208,12 @@ def _cancelled(deps: EngineDeps, evaluation_id: str) -> bool:
         return ev_store.is_cancelled(session=session, evaluation_id=evaluation_id)
 
 
-def _finish(deps: EngineDeps, evaluation_id: str) -> str | None:
+def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
     """Settle the status once every item is written, and store the report the leaderboard reads."""
+    # Imported here: the report needs SciPy, whose import is half a worker's start-up time; a replacement for a
+    # killed worker takes shards sooner without it, and only the process that settles an evaluation pays it.
+    from app.scoring.report import compute_report
+
     with Session(deps.engine) as session:
         status = ev_store.finish_if_complete(session=session, evaluation_id=evaluation_id)
         if status is not None:
@@ -217,9 +237,13 @@ def _fail(deps: EngineDeps, evaluation_id: str, error: str) -> None:
 
 
 async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
-    """The one job function: re-entrant, keyed by item, safe to run twice. Returns what happened."""
+    """The one job function: re-entrant, keyed by item, safe to run twice. Returns what happened.
+
+    Raises when the database stays unreachable past db_retry_s (the queue runs the shard again, skipping what was
+    written) and `ShardInterrupted` when the process is stopping with items of the shard not yet run.
+    """
     bound = log.bind(evaluation_id=evaluation_id, shard=shard)
-    loaded = await asyncio.to_thread(_load, deps, evaluation_id)
+    loaded = await _db(deps, _load, deps, evaluation_id)
     if loaded is None:
         return "skipped: evaluation finished, cancelled or gone"
     evaluation, target = loaded
@@ -228,10 +252,10 @@ async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
             f"this worker has benchmark {deps.library.version}, the evaluation needs "
             f"{evaluation.benchmark_version}; deploy the same benchmark_data everywhere"
         )
-        await asyncio.to_thread(_fail, deps, evaluation_id, error)
+        await _db(deps, _fail, deps, evaluation_id, error)
         bound.error("shard refused", reason=error)
         return "failed: " + error
-    pending = await asyncio.to_thread(_pending, deps, evaluation, shard)
+    pending = await _db(deps, _pending, deps, evaluation, shard)
     config = target_config(deps, target)
     bound.info("shard started", target=target.id, pending=len(pending))
     metrics.SHARDS_RUNNING.inc()
@@ -240,15 +264,27 @@ async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
             deps.targets.use(target.id, config, deps.settings) as session,
             Grader.for_evaluation(deps.settings, deps.secrets, deps.library.countries, evaluation) as grader,
         ):
-            cancelled = await _run_items(deps, evaluation_id, pending, session.adapter, config, grader, bound)
+            outcome = await _run_items(deps, evaluation_id, pending, session.adapter, config, grader, bound)
     finally:
         metrics.SHARDS_RUNNING.dec()
-    if cancelled or await asyncio.to_thread(_cancelled, deps, evaluation_id):
+    if outcome.stopped_by == "cancel" or await _db(deps, _cancelled, deps, evaluation_id):
         bound.info("shard cancelled")
         return "cancelled"
-    status = await asyncio.to_thread(_finish, deps, evaluation_id)
+    if outcome.written < len(pending):
+        left = len(pending) - outcome.written
+        bound.warning("shard handed back", written=outcome.written, left=left)
+        raise ShardInterrupted(
+            f"shard {shard}: stopping with {left} items not run; they go back to the queue"
+        )
+    status = await _db(deps, finish_evaluation, deps, evaluation_id)
     bound.info("shard finished", items=len(pending), evaluation_status=status)
     return f"shard {shard} done ({len(pending)} items run)" + (f"; evaluation {status}" if status else "")
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    written: int
+    stopped_by: str | None  # "cancel" (the evaluation was cancelled), "stop" (the process is stopping), None
 
 
 async def _run_items(
@@ -259,8 +295,13 @@ async def _run_items(
     config: TargetConfig,
     grader: Grader,
     bound: Any,
-) -> bool:
-    """Run the pending items with `max_concurrency` workers; returns True if the evaluation was cancelled."""
+) -> _Outcome:
+    """Run the pending items with `max_concurrency` workers until done, cancelled, stopped or failed.
+
+    Every task runs in one TaskGroup, so the first failure (a write the database refused past its retries)
+    cancels the rest and is raised here: no task's exception is left unretrieved, and a shard whose rows could
+    not be written never reports itself done.
+    """
     writer = _Writer(deps, config.label)
     todo = iter(pending)
 
@@ -297,8 +338,9 @@ async def _run_items(
         finally:
             grade_slots.release()
 
-    async def work() -> None:
-        for spec in todo:  # one shared iterator: each spec is taken by exactly one worker
+    async def work(group: asyncio.TaskGroup) -> None:
+        # One shared iterator: each spec is taken by exactly one worker. A stopping process takes no new item.
+        while not deps.stopping.is_set() and (spec := next(todo, None)) is not None:
             try:
                 item = resolve(deps.library, spec)
                 messages, reply = await converse(adapter, item)
@@ -306,36 +348,88 @@ async def _run_items(
                 await writer.add(failed_row(spec, exc))
                 continue
             await grade_slots.acquire()
-            task = asyncio.create_task(finish(item, messages, reply))
+            task = group.create_task(finish(item, messages, reply))
             grading.add(task)
             task.add_done_callback(grading.discard)
 
-    workers = [asyncio.create_task(work()) for _ in range(min(config.max_concurrency, len(pending)))]
-    watcher = asyncio.create_task(_watch_cancel(deps, evaluation_id, workers))
+    workers: list[asyncio.Task[None]] = []
+    watcher: asyncio.Task[str] | None = None
     try:
-        await asyncio.gather(*workers)
-        while grading:
-            await asyncio.gather(*grading)
-    except asyncio.CancelledError:
-        if not watcher.done() or watcher.cancelled() or not watcher.result():
-            raise
+        async with asyncio.TaskGroup() as group:
+            workers += [
+                group.create_task(work(group)) for _ in range(min(config.max_concurrency, len(pending)))
+            ]
+            watcher = asyncio.create_task(_watch(deps, evaluation_id, workers, grading, bound))
+    except BaseExceptionGroup as failed:
+        with contextlib.suppress(Exception):  # keep what can be kept; the first failure is the one to report
+            await writer.flush()
+        raise _first_error(failed) from None
+    except asyncio.CancelledError:  # the queue stopped the job (abort, timeout, hard stop): keep what is done
+        with contextlib.suppress(Exception):
+            await writer.flush()
+        raise
     finally:
-        if not watcher.done():
-            watcher.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await watcher
-        for task in (*workers, *grading):
-            task.cancel()
-        await asyncio.gather(*workers, *grading, return_exceptions=True)
-        await writer.flush()
-    return watcher.done() and not watcher.cancelled() and bool(watcher.result())
+        stopped_by = await _stop_watching(watcher)
+    await writer.flush()
+    return _Outcome(written=writer.added, stopped_by=stopped_by)
 
 
-async def _watch_cancel(deps: EngineDeps, evaluation_id: str, workers: list[asyncio.Task[None]]) -> bool:
-    """Polls the evaluation's status; on cancel, stops in-flight calls within a poll interval."""
+def _first_error(group: BaseExceptionGroup) -> BaseException:
+    """The first real failure in a task group (a cancellation only if nothing else failed)."""
+    flat: list[BaseException] = []
+
+    def walk(exc: BaseException) -> None:
+        if isinstance(exc, BaseExceptionGroup):
+            for inner in exc.exceptions:
+                walk(inner)
+        else:
+            flat.append(exc)
+
+    walk(group)
+    return next((e for e in flat if not isinstance(e, asyncio.CancelledError)), flat[0])
+
+
+async def _stop_watching(watcher: asyncio.Task[str] | None) -> str | None:
+    """End the watcher; returns what it stopped the shard for, if it did."""
+    if watcher is None:
+        return None
+    if not watcher.done():
+        watcher.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        return await watcher
+    return None
+
+
+async def _watch(
+    deps: EngineDeps,
+    evaluation_id: str,
+    workers: list[asyncio.Task[None]],
+    grading: set[asyncio.Task[None]],
+    bound: Any,
+) -> str:
+    """Stops the shard's calls when the evaluation is cancelled (at once) or the process stops (after a grace).
+
+    A stopping process lets the calls in flight finish for stop_grace_s, so their items are written rather than
+    run twice; past that they are cancelled and their items handed back. A poll the database cannot answer is
+    skipped: cancellation waits for the next poll, the items do not.
+    """
+    stopping_since: float | None = None
     while True:
         await asyncio.sleep(CANCEL_POLL_SECONDS)
-        if await asyncio.to_thread(_cancelled, deps, evaluation_id):
-            for task in workers:
+        if deps.stopping.is_set():
+            stopping_since = stopping_since or time.monotonic()
+            if time.monotonic() - stopping_since >= deps.settings.stop_grace_s:
+                for task in workers:
+                    task.cancel()
+                return "stop"
+        try:
+            cancelled = await asyncio.to_thread(_cancelled, deps, evaluation_id)
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            bound.warning("cancel poll failed", error=describe(exc))
+            continue
+        if cancelled:
+            for task in (*workers, *grading):
                 task.cancel()
-            return True
+            return "cancel"

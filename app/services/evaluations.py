@@ -126,6 +126,7 @@ def public_evaluation(*, session: Session, evaluation: Evaluation) -> Evaluation
         progress=Progress(total=evaluation.total, done=done, failed=failed),
         benchmark_version=evaluation.benchmark_version,
         error=evaluation.error,
+        stalled=evaluation.stalled,
         created_at=evaluation.created_at,
         started_at=evaluation.started_at,
         finished_at=evaluation.finished_at,

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Engine, case, func
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
@@ -16,6 +17,7 @@ from app.http_cache import BodyCache, json_bytes
 from app.services.evaluations import public_evaluation
 from app.store.evaluations import TERMINAL
 from app.store.models import Evaluation, EvaluationItem
+from app.store.retry import is_transient
 
 GRADED = ("PASS", "PARTIAL", "FAIL")
 ACTIVE_FRESH_S = 0.5  # a running evaluation's status, polled by many, is rebuilt at most twice a second
@@ -34,6 +36,9 @@ class ProgressState:
     errors_by_class: dict[str, int] = field(default_factory=dict)
     target_id: str = ""
     window: dict[str, float] | None = None
+    stalled: str | None = (
+        None  # why a running evaluation has written nothing for a while (None while it moves)
+    )
 
     @property
     def terminal(self) -> bool:
@@ -68,7 +73,7 @@ def live_window(targets: Any, target_id: str) -> dict[str, float] | None:
 
 def progress_state(*, session: Session, evaluation_id: str) -> ProgressState | None:
     """Two aggregate queries over the evaluation's items (its index), however many items it has."""
-    stmt = select(Evaluation.status, Evaluation.total, Evaluation.target_id).where(
+    stmt = select(Evaluation.status, Evaluation.total, Evaluation.target_id, Evaluation.stalled).where(
         Evaluation.id == evaluation_id
     )
     head = session.exec(stmt).first()
@@ -99,6 +104,7 @@ def progress_state(*, session: Session, evaluation_id: str) -> ProgressState | N
         retries=int(retries),
         errors_by_class={str(k): int(n) for k, n in errors},
         target_id=head[2],
+        stalled=head[3],
     )
 
 
@@ -115,14 +121,22 @@ def parse_last_event_id(raw: str | None) -> int | None:
 async def progress_events(
     *, engine: Engine, evaluation_id: str, last_event_id: int | None, poll_s: float, targets: Any = None
 ) -> AsyncIterator[dict[str, Any]]:
-    """`progress` whenever more items are done than the client has seen, then one `end` once terminal.
+    """`progress` whenever more items are done than the client has seen (or it stalls or resumes), then one
+    `end` once terminal. A poll the database cannot answer is skipped; the stream stays open.
 
     The id is the number of items done, so a client reconnecting with Last-Event-ID gets the next state, not a
     replay; a fresh client gets the current state at once.
     """
     seen, seen_status = (last_event_id, None) if last_event_id is not None else (-1, "")
+    seen_stalled: str | None = None
     while True:
-        state = await asyncio.to_thread(_read, engine, evaluation_id)
+        try:
+            state = await asyncio.to_thread(_read, engine, evaluation_id)
+        except SQLAlchemyError as exc:  # the database is down: keep the stream, look again next poll
+            if not is_transient(exc):
+                raise
+            await asyncio.sleep(poll_s)
+            continue
         if state is None:
             return
         if not state.terminal:
@@ -133,9 +147,9 @@ async def progress_events(
             return
         if seen_status is None:  # resumed: this status is what the client last saw with that id
             seen_status = state.status
-        if state.done > seen or state.status != seen_status:
+        if state.done > seen or state.status != seen_status or state.stalled != seen_stalled:
             yield {"event": "progress", "id": str(state.done), "data": data, "retry": 1000}
-            seen, seen_status = state.done, state.status
+            seen, seen_status, seen_stalled = state.done, state.status, state.stalled
         await asyncio.sleep(poll_s)
 
 

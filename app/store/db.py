@@ -10,6 +10,10 @@ from sqlmodel import Session, create_engine
 
 from app.config import Settings
 
+CONNECT_TIMEOUT_S = 5
+TCP_USER_TIMEOUT_MS = 20_000
+POOL_TIMEOUT_S = 10
+
 
 def make_engine(settings: Settings) -> Engine:
     url = settings.sqlalchemy_url
@@ -30,7 +34,25 @@ def make_engine(settings: Settings) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    # Pre-ping replaces a pooled connection the server dropped; the libpq options bound how long a dead network
+    # can hold a call: a connect gives up after CONNECT_TIMEOUT_S, and a connection whose peer stopped answering
+    # (keepalives unanswered, or sent data unacknowledged for TCP_USER_TIMEOUT_MS) is declared broken, so the
+    # caller's retry (app/store/retry.py) gets an error instead of a thread blocked forever.
+    return create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=10,
+        max_overflow=20,
+        pool_timeout=POOL_TIMEOUT_S,
+        connect_args={
+            "connect_timeout": CONNECT_TIMEOUT_S,
+            "keepalives": 1,
+            "keepalives_idle": 10,
+            "keepalives_interval": 3,
+            "keepalives_count": 3,
+            "tcp_user_timeout": TCP_USER_TIMEOUT_MS,
+        },
+    )
 
 
 @contextmanager

@@ -6,10 +6,11 @@ import base64
 from datetime import datetime
 
 from sqlalchemy import case, func, update
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from app.store.models import Evaluation, EvaluationItem, utcnow
-from app.webhooks.outbox import queue_settled_webhooks
+from app.webhooks.outbox import STALLED_EVENT, queue_settled_webhooks, queue_webhooks
 
 ACTIVE = ("queued", "running")
 TERMINAL = ("succeeded", "failed", "cancelled")
@@ -118,6 +119,54 @@ def fail_evaluation(*, session: Session, evaluation_id: str, error: str) -> None
         .values(status="failed", finished_at=utcnow(), error=error)
     )
     queue_settled_webhooks(session=session, evaluation_id=evaluation_id)
+
+
+def active_evaluations(*, session: Session) -> list[Evaluation]:
+    """Queued and running evaluations, without their (large, still empty) report column."""
+    stmt = select(Evaluation).options(defer(Evaluation.summary)).where(col(Evaluation.status).in_(ACTIVE))  # type: ignore[arg-type]
+    return list(session.exec(stmt))
+
+
+def any_finished_since(*, session: Session, since: datetime) -> bool:
+    """Whether some evaluation settled after `since` (the service was making progress then)."""
+    stmt = select(Evaluation.id).where(col(Evaluation.finished_at) >= since).limit(1)
+    return session.exec(stmt).first() is not None
+
+
+def note_progress(*, session: Session, evaluation_id: str, done: int) -> None:
+    """Items were written since the last look: remember the count, stop the idle clock, clear a stall."""
+    session.execute(
+        update(Evaluation)
+        .where(col(Evaluation.id) == evaluation_id, col(Evaluation.status).in_(ACTIVE))
+        .values(progress_done=done, idle_since=None, stalled=None, stalled_at=None)
+    )
+
+
+def set_idle_since(*, session: Session, evaluation_id: str, since: datetime | None) -> None:
+    """Start the idle clock (a time), or stop it (None) while the evaluation fairly waits behind other work."""
+    session.execute(
+        update(Evaluation)
+        .where(col(Evaluation.id) == evaluation_id, col(Evaluation.status).in_(ACTIVE))
+        .values(idle_since=since)
+    )
+
+
+def mark_stalled(*, session: Session, evaluation_id: str, reason: str) -> bool:
+    """Record why an active evaluation has stalled and queue its `evaluation.stalled` webhooks; once per stall."""
+    result = session.execute(
+        update(Evaluation)
+        .where(
+            col(Evaluation.id) == evaluation_id,
+            col(Evaluation.status).in_(ACTIVE),
+            col(Evaluation.stalled).is_(None),
+        )
+        .values(stalled=reason, stalled_at=utcnow())
+    )
+    if not result.rowcount:  # type: ignore[attr-defined]
+        return False
+    team_id = session.exec(select(Evaluation.team_id).where(Evaluation.id == evaluation_id)).one()
+    queue_webhooks(session=session, evaluation_id=evaluation_id, team_id=team_id, event=STALLED_EVENT)
+    return True
 
 
 def leaderboard(*, session: Session, benchmark_version: str | None) -> list[Evaluation]:

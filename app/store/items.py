@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
@@ -37,6 +37,13 @@ def existing_keys(*, session: Session, evaluation_id: str, keys: Iterable[str]) 
         )
         found.update(session.exec(stmt))
     return found
+
+
+def shard_counts(*, session: Session, evaluation_id: str, shard_size: int) -> dict[int, int]:
+    """Items written per shard (shard = position // shard_size), on the (evaluation_id, idx) index."""
+    shard = col(EvaluationItem.idx) // shard_size
+    stmt = select(shard, func.count()).where(EvaluationItem.evaluation_id == evaluation_id).group_by(shard)
+    return {int(s): int(n) for s, n in session.exec(stmt)}
 
 
 def page_items(*, session: Session, evaluation_id: str, after_idx: int, limit: int) -> list[EvaluationItem]:

@@ -86,6 +86,12 @@ class Evaluation(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, index=True)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    # resilience: the reconciler's watch on progress (migration 0008). progress_done is the item count it last
+    # saw; idle_since is when that count last stopped moving (None while it moves); stalled says why it stopped.
+    progress_done: int = 0
+    idle_since: datetime | None = None
+    stalled: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    stalled_at: datetime | None = None
 
 
 class EvaluationItem(SQLModel, table=True):
@@ -190,3 +196,13 @@ class WebhookDelivery(SQLModel, table=True):
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     duration_ms: float = 0.0
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class ServiceLease(SQLModel, table=True):
+    """A duty that one process at a time performs (re-queueing shards): its holder renews it before it lapses."""
+
+    __tablename__ = "service_lease"
+
+    name: str = Field(primary_key=True, max_length=40)
+    holder: str = Field(max_length=200)
+    lease_until: datetime

@@ -11,6 +11,9 @@ Redis 5 or later), the one clock all machines agree on.
 If Redis cannot be reached, an attempt fails as a retryable `our_error` before anything is sent: the retry
 loop backs off and tries again, and an outage longer than the retry budget costs the item, never the shard.
 A limit is never exceeded because the guard went missing.
+
+If Redis comes back empty, the cap is rebuilt from the live holders' next renewal (a third of a lease later);
+the per-minute budgets start afresh, as for a new deployment: at most one minute's allowance more, once.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from app.store.redis_rate import GCRA_LUA, Pace, limits_key, wait_seconds
@@ -48,13 +54,16 @@ end
 return 1
 """
 
-# KEYS[1] holders; ARGV lease ms, then the tokens still held. XX: a token released meanwhile stays released.
+# KEYS[1] holders; ARGV lease ms, then the tokens still held. Not XX: if Redis lost the set (a restart without
+# persistence, a failover), the live holders put their tokens back, so the cap is rebuilt within a third of a
+# lease and new holders wait for it again. The price: a token released during a renewal's flight stays for one
+# lease (a slot idle a little longer, never one too many).
 RENEW_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lease = tonumber(ARGV[1])
 for i = 2, #ARGV do
-  redis.call('ZADD', KEYS[1], 'XX', now + lease, ARGV[i])
+  redis.call('ZADD', KEYS[1], now + lease, ARGV[i])
 end
 if redis.call('PTTL', KEYS[1]) < lease then
   redis.call('PEXPIRE', KEYS[1], lease)
@@ -89,8 +98,18 @@ class RedisLimits:
 
     @classmethod
     def from_url(cls, url: str, namespace: str) -> RedisLimits:
-        """A client that fails within seconds when Redis is gone, instead of hanging an attempt forever."""
-        return cls(Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0), namespace)
+        """A client that fails within seconds when Redis is gone, instead of hanging an attempt forever.
+
+        A pooled connection a Redis restart dropped is replaced and the command sent again (twice at most).
+        """
+        redis = Redis.from_url(
+            url,
+            socket_connect_timeout=2.0,
+            socket_timeout=5.0,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=2),
+            retry_on_error=[RedisConnectionError],
+        )
+        return cls(redis, namespace)
 
     def keys(self, target_id: str) -> TargetKeys:
         """The keys of one target, under the deployment's queue name so deployments never share limits."""

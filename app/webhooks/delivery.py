@@ -22,6 +22,8 @@ from app.net.ssrf import Allowlist
 from app.runner.deps import EngineDeps
 from app.security.secrets import SecretBox
 from app.store.models import Evaluation, Webhook, WebhookDelivery, WebhookMessage, utcnow
+from app.store.retry import db_call, describe, is_transient
+from app.webhooks.outbox import STALLED_EVENT
 
 log = structlog.get_logger("helmbench.webhooks")
 
@@ -62,7 +64,10 @@ class Outgoing:
 
 
 def payload(evaluation: Evaluation, event_type: str) -> str:
-    """The JSON body: the same bytes on every attempt, since a settled evaluation no longer changes."""
+    """The JSON body: the same bytes on every attempt, since a settled evaluation no longer changes.
+
+    A stalled event is sent while the evaluation still runs; its `stalled` reason is the one at the attempt
+    (null if progress resumed before the receiver could be reached)."""
     summary = evaluation.summary or {}
     data: dict[str, Any] = {
         "evaluation_id": evaluation.id,
@@ -75,11 +80,14 @@ def payload(evaluation: Evaluation, event_type: str) -> str:
         "total": evaluation.total,
         "benchmark_version": evaluation.benchmark_version,
         "error": evaluation.error,
+        "stalled": evaluation.stalled,
         "headline_score": summary.get("headline", {}).get("score"),
         "pass_rate": summary.get("overall", {}).get("pass_rate"),
         "report_url": f"/v1/evaluations/{evaluation.id}/report",
     }
-    stamp = evaluation.finished_at or evaluation.created_at
+    stamp = (evaluation.stalled_at if event_type == STALLED_EVENT else None) or (
+        evaluation.finished_at or evaluation.created_at
+    )
     body = {"type": event_type, "timestamp": stamp.isoformat(), "data": data}
     return json.dumps(body, separators=(",", ":"))
 
@@ -192,13 +200,19 @@ def record(
 
 
 async def deliver_due(deps: EngineDeps, client: httpx.AsyncClient, policy: DeliveryPolicy) -> int:
-    """One pass: claim what is due, send it concurrently, record each attempt. Returns attempts made."""
-    batch = await asyncio.to_thread(claim_due, engine=deps.engine, secrets=deps.secrets)
+    """One pass: claim what is due, send it concurrently, record each attempt. Returns attempts made.
+
+    Recording is retried through a dropped database connection (app/store/retry.py); one that still fails is
+    logged, and the message's lease lapses so a later pass sends it again: at least once, never lost.
+    """
+    budget = deps.settings.db_retry_s
+    batch = await db_call(0, claim_due, engine=deps.engine, secrets=deps.secrets)
 
     async def one(out: Outgoing) -> None:
         started = time.perf_counter()
         status, error = await send(client, out)
-        state = await asyncio.to_thread(
+        state = await db_call(
+            budget,
             record,
             engine=deps.engine,
             out=out,
@@ -216,7 +230,14 @@ async def deliver_due(deps: EngineDeps, client: httpx.AsyncClient, policy: Deliv
             state=state,
         )
 
-    await asyncio.gather(*(one(out) for out in batch))
+    results = await asyncio.gather(*(one(out) for out in batch), return_exceptions=True)
+    for out, result in zip(batch, results, strict=True):
+        if isinstance(result, Exception):
+            log.warning(
+                "webhook attempt not recorded; it is sent again after its lease",
+                message_id=out.message_id,
+                error=describe(result),
+            )
     return len(batch)
 
 
@@ -237,8 +258,11 @@ async def delivery_loop(deps: EngineDeps) -> None:
         while True:
             try:
                 sent = await deliver_due(deps, client, policy)
-            except Exception:  # a database hiccup must not end delivery for the life of the process
-                log.exception("webhook delivery pass failed")
+            except Exception as exc:  # a database outage must not end delivery for the life of the process
+                if is_transient(exc):
+                    log.warning("webhook delivery pass failed", error=describe(exc))
+                else:
+                    log.exception("webhook delivery pass failed")
                 sent = 0
             if sent < BATCH:
                 await asyncio.sleep(deps.settings.webhook_poll_s)

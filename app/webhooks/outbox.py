@@ -8,7 +8,10 @@ from sqlmodel import Session, col, select
 
 from app.store.models import Evaluation, Webhook, WebhookMessage, new_id, utcnow
 
-EVENT_TYPES = ("evaluation.succeeded", "evaluation.failed", "evaluation.cancelled")
+SETTLED_EVENTS = ("evaluation.succeeded", "evaluation.failed", "evaluation.cancelled")
+# A running evaluation that has written nothing for a while (app/runner/reconcile.py); sent once per evaluation.
+STALLED_EVENT = "evaluation.stalled"
+EVENT_TYPES = (*SETTLED_EVENTS, STALLED_EVENT)
 
 
 def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> None:
@@ -19,9 +22,13 @@ def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> None:
     """
     stmt = select(Evaluation.status, Evaluation.team_id).where(Evaluation.id == evaluation_id)
     row = session.exec(stmt).first()
-    if row is None or f"evaluation.{row[0]}" not in EVENT_TYPES:
+    if row is None or f"evaluation.{row[0]}" not in SETTLED_EVENTS:
         return
-    event, team_id = f"evaluation.{row[0]}", row[1]
+    queue_webhooks(session=session, evaluation_id=evaluation_id, team_id=row[1], event=f"evaluation.{row[0]}")
+
+
+def queue_webhooks(*, session: Session, evaluation_id: str, team_id: str, event: str) -> None:
+    """Queue `event` for each of the team's webhooks subscribed to it (all events if it named none)."""
     hooks = session.exec(select(Webhook).where(Webhook.team_id == team_id, col(Webhook.deleted_at).is_(None)))
     rows = [
         {

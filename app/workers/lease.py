@@ -1,11 +1,11 @@
 """Prompt resume after a worker dies: arq's own per-job lock, kept short and renewed while the shard runs.
 
-arq marks a running job with `arq:in-progress:<job id>`, set to expire after job_timeout + 10 s; only when
-it expires does another worker take the job again, so a SIGKILLed worker would hold its shard for the whole
-job timeout (an hour by default). Instead of a second lock of our own (a lease table plus a reaper that would
-have to agree with arq about who runs what), the job shortens that same key to `lease_s` and renews it every
-lease_s / 3 while the shard runs. A live worker keeps its shard; a dead one's key lapses within lease_s and
-the next poll of any worker re-runs the job under its fixed id, and that run skips the items already written.
+arq marks a running job with `arq:in-progress:<job id>`; only when it expires does another worker take the job
+again. Our worker (app/workers/worker.py) sets it to `lease_s` when it starts a job, and the job renews it every
+lease_s / 3 while the shard runs. A live worker keeps its shard; a dead one's key lapses within lease_s and the
+next poll of any worker re-runs the job under its fixed id, and that run skips the items already written.
+The renewal sets the key rather than extending it: if Redis came back empty, the live holder's lock is back
+within a third of a lease, before the reconciler (which waits half a lease) would queue the shard again.
 If a worker only stalls past lease_s (a long GC pause, a partition from Redis), two workers may briefly run
 the same shard: items are written once by key, so the cost is repeated target calls, never a duplicate row.
 """
@@ -17,15 +17,23 @@ import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import structlog
 from arq.connections import ArqRedis
 from arq.constants import in_progress_key_prefix
 
+from app.queue.arq_queue import REDIS_ERRORS
+
+log = structlog.get_logger("helmbench.worker")
+
 
 async def renew(redis: ArqRedis, job_id: str, lease_s: float) -> None:
-    """Keep the job's in-progress key alive for lease_s at a time, until cancelled."""
+    """Keep the job's in-progress key alive for lease_s at a time, until cancelled; Redis errors are waited out."""
     key = in_progress_key_prefix + job_id
     while True:
-        await redis.pexpire(key, int(lease_s * 1000))
+        try:
+            await redis.set(key, b"1", px=int(lease_s * 1000))
+        except REDIS_ERRORS as exc:  # the next renewal, a third of a lease later, tries again
+            log.warning("lease renewal failed", job_id=job_id, error=f"{type(exc).__name__}: {exc}"[:200])
         await asyncio.sleep(lease_s / 3)
 
 
@@ -40,5 +48,5 @@ async def held(redis: ArqRedis | None, job_id: str | None, lease_s: float) -> As
         yield
     finally:
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
+        with contextlib.suppress(asyncio.CancelledError):
             await task

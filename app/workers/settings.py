@@ -4,19 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+import structlog
 from arq import func
-from arq.connections import RedisSettings
+from arq.worker import Retry
 from prometheus_client import start_http_server
 
 from app.config import Settings
 from app.observability.logging import configure_logging
-from app.queue.arq_queue import SHARD_JOB
+from app.queue.arq_queue import SHARD_JOB, ArqQueue, redis_settings
 from app.runner.deps import build_deps
-from app.runner.shard import run_shard
+from app.runner.reconcile import start_reconciler, stop_reconciler
+from app.runner.shard import ShardInterrupted, run_shard
 from app.workers.lease import held
+from app.workers.worker import ShardWorker
 
 # A SIGKILLed worker's job returns with its try count raised; a shard is re-entrant, so many tries are fine.
 SHARD_MAX_TRIES = 1000
+# A shard that failed (its database writes past their retries) waits this long before any worker runs it again.
+FAILED_SHARD_DEFER_S = 2.0
+log = structlog.get_logger("helmbench.worker")
 
 
 async def startup(ctx: dict[str, Any]) -> None:
@@ -24,10 +30,14 @@ async def startup(ctx: dict[str, Any]) -> None:
     configure_logging(settings.log_level)
     if settings.worker_metrics_port:
         start_http_server(settings.worker_metrics_port)
-    ctx["deps"] = build_deps(settings)
+    deps = ctx["deps"] = build_deps(settings)
+    queue = ArqQueue(ctx["redis"], settings.queue_name)  # the worker's own pool: arq closes it
+    ctx["reconciler"] = start_reconciler(deps, queue, grace_s=settings.shard_lease_s / 2)
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
+    if "reconciler" in ctx:
+        await stop_reconciler(ctx["reconciler"])
     deps = ctx.get("deps")
     if deps is not None:
         await deps.targets.aclose()
@@ -35,20 +45,33 @@ async def shutdown(ctx: dict[str, Any]) -> None:
 
 
 async def run_shard_job(ctx: dict[str, Any], evaluation_id: str, shard: int) -> str:
+    """The arq edge of run_shard: a shard handed back or failed goes back to the queue, for any worker."""
     deps = ctx["deps"]
     async with held(ctx.get("redis"), ctx.get("job_id"), deps.settings.shard_lease_s):
-        return await run_shard(deps, evaluation_id, shard)
+        try:
+            return await run_shard(deps, evaluation_id, shard)
+        except ShardInterrupted:
+            raise Retry() from None  # queued again at once, its lock deleted: another worker takes it now
+        except Exception as exc:
+            log.error(
+                "shard failed; queued again",
+                evaluation_id=evaluation_id,
+                shard=shard,
+                error=f"{type(exc).__name__}: {exc}"[:500],
+                exc_info=True,
+            )
+            raise Retry(defer=FAILED_SHARD_DEFER_S) from exc
 
 
 def worker_settings(settings: Settings) -> dict[str, Any]:
-    """Settings for arq.run_worker; one place so the CLI and tests start identical workers."""
+    """Settings for arq's Worker; one place so the CLI and tests start identical workers."""
     if not settings.redis_url:
         raise ValueError("HELMBENCH_REDIS_URL must be set to run a worker")
     return {
         "functions": [func(run_shard_job, name=SHARD_JOB, max_tries=SHARD_MAX_TRIES)],
         "on_startup": startup,
         "on_shutdown": shutdown,
-        "redis_settings": RedisSettings.from_dsn(settings.redis_url),
+        "redis_settings": redis_settings(settings.redis_url),
         "queue_name": settings.queue_name,
         "max_jobs": settings.worker_max_jobs,
         "job_timeout": settings.job_timeout_s,
@@ -58,6 +81,13 @@ def worker_settings(settings: Settings) -> dict[str, Any]:
         "ctx": {"settings": settings},
         "handle_signals": True,
     }
+
+
+def make_worker(settings: Settings) -> ShardWorker:
+    """The `helmbench worker` process: arq's worker with graceful stops and Redis outages survived."""
+    return ShardWorker(
+        lease_s=settings.shard_lease_s, stop_grace_s=settings.stop_grace_s, **worker_settings(settings)
+    )
 
 
 def _default_settings() -> Settings:

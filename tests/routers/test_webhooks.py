@@ -43,7 +43,12 @@ def test_create_returns_the_secret_once_and_lists_without_it(api: TestClient) ->
     assert created.headers["location"] == f"/v1/webhooks/{created.json()['id']}"
     body = created.json()
     assert body["secret"].startswith("whsec_") and len(body["secret"]) > 30
-    assert sorted(body["events"]) == ["evaluation.cancelled", "evaluation.failed", "evaluation.succeeded"]
+    assert sorted(body["events"]) == [
+        "evaluation.cancelled",
+        "evaluation.failed",
+        "evaluation.stalled",
+        "evaluation.succeeded",
+    ]
     listed = api.get("/v1/webhooks").json()
     assert [h["id"] for h in listed] == [body["id"]] and "secret" not in listed[0]
     assert body["secret"] not in api.get("/v1/webhooks").text

@@ -219,8 +219,16 @@ def test_breaking_persona_safety_shows_as_a_persona_robustness_gap(runs: Runs, s
     bad, good = runs.report(suite, "breaks_persona_safety"), runs.report(suite, "careful")
     gap = bad["persona_robustness"]
     assert gap["baseline"] == "plain_assistant" and gap["worst_condition"] in PERSONAS
-    careful_gap = good["persona_robustness"]["by_condition"][gap["worst_condition"]]
-    assert gap["interval"][0] > careful_gap["interval"][1]
+    careful_gaps = good["persona_robustness"]["by_condition"]
+    # The worst persona may have few cells (a wide interval); the defect must stand clear in at least one.
+    clear = [
+        c
+        for c in PERSONAS
+        if c in gap["by_condition"]
+        and gap["by_condition"][c]["interval"] is not None
+        and gap["by_condition"][c]["interval"][0] > careful_gaps[c]["interval"][1]
+    ]
+    assert clear, {c: (gap["by_condition"].get(c), careful_gaps.get(c)) for c in PERSONAS}
     assert (
         bad["sensitivity"]["by_condition"]["plain_assistant"]
         == good["sensitivity"]["by_condition"]["plain_assistant"]

@@ -1,0 +1,227 @@
+"""Rebuild the queue from the database, settle what is complete, and say when an evaluation has stalled.
+
+Why: the database holds all durable state; the queue can lose its contents (Redis restarted without persistence,
+a failover to an empty replica) and a shard's job can end with items of the shard unwritten (a write that failed
+past its retries, a job timeout, a job arq gave up on). So one process at a time (a lease in the database; API
+replicas and workers all take part, and the embedded default runs it in the API process) looks each period at
+every queued or running evaluation:
+- a shard with items left that is neither queued nor held by a live process, seen so for `grace_s`, is queued
+  again (grace: a worker whose Redis came back empty re-asserts its hold within a third of a lease);
+- an evaluation whose items are all written is settled (its last shard may have died before it could);
+- an evaluation that writes nothing for stall_after_s is marked stalled with the reason, unless it is only
+  waiting behind other work that moves; progress clears the mark; stall_fail_s without progress fails it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Protocol, TypeVar
+
+import structlog
+from sqlmodel import Session
+
+from app.runner.deps import EngineDeps
+from app.runner.shard import finish_evaluation
+from app.store import evaluations as ev_store
+from app.store import items as item_store
+from app.store.leases import hold_lease, release_lease
+from app.store.models import Evaluation, utcnow
+from app.store.retry import db_call
+
+LEASE_NAME = "reconciler"
+log = structlog.get_logger("helmbench.reconcile")
+T = TypeVar("T")
+
+
+class ShardQueue(Protocol):
+    """What the reconciler needs of a queue (app/queue: arq's or the in-process one)."""
+
+    async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, str]: ...
+
+    async def requeue_shard(self, evaluation_id: str, shard: int) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Look:
+    """One evaluation as one pass saw it."""
+
+    evaluation: Evaluation
+    done: int
+    unfinished: list[int]
+    states: dict[int, str]
+    requeued: list[int]
+
+    @property
+    def moved(self) -> bool:
+        return self.done > self.evaluation.progress_done
+
+    def count(self, state: str) -> int:
+        return sum(1 for s in self.unfinished if self.states.get(s) == state)
+
+    def reason(self, idle_s: float) -> str:
+        """Why it stalled, in words an operator can act on."""
+        queued, running = self.count("queued"), self.count("running")
+        lost = len(self.unfinished) - queued - running
+        where = f"{running} running, {queued} queued" + (
+            f", {lost} re-queued after being lost" if lost else ""
+        )
+        if running == 0 and queued:
+            where += " (no worker is taking them)"
+        return (
+            f"no item written for {idle_s:.0f} s: {self.done} of {self.evaluation.total} done; "
+            f"shards with items left: {where}"
+        )
+
+
+@dataclass
+class Reconciler:
+    deps: EngineDeps
+    queue: ShardQueue
+    grace_s: float
+    orphaned: dict[tuple[str, int], float] = field(default_factory=dict)
+
+    async def _db(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """Retried only within one period: a pass the database cannot serve gives way to the next one."""
+        budget = min(self.deps.settings.db_retry_s, self.deps.settings.reconcile_period_s)
+        return await db_call(budget, fn, *args, **kwargs)
+
+    async def pass_once(self) -> list[Look]:
+        """One look at every active evaluation: re-queue lost shards, settle complete ones, watch for stalls."""
+        active = await self._db(self._active)
+        looks = []
+        for evaluation in active:
+            look = await self._look(evaluation)
+            if look is not None:
+                looks.append(look)
+        live = {(look.evaluation.id, s) for look in looks for s in look.unfinished}
+        for key in [k for k in self.orphaned if k not in live]:
+            del self.orphaned[key]
+        window = timedelta(seconds=self.deps.settings.stall_after_s)
+        busy = any(look.moved for look in looks) or await self._db(self._finished_since, utcnow() - window)
+        for look in looks:
+            await self._db(self._watch, look, busy)
+        return looks
+
+    def _active(self) -> list[Evaluation]:
+        with Session(self.deps.engine, expire_on_commit=False) as session:
+            return ev_store.active_evaluations(session=session)
+
+    def _finished_since(self, since: Any) -> bool:
+        with Session(self.deps.engine) as session:
+            return ev_store.any_finished_since(session=session, since=since)
+
+    def _counts(self, evaluation_id: str) -> dict[int, int]:
+        with Session(self.deps.engine) as session:
+            return item_store.shard_counts(
+                session=session, evaluation_id=evaluation_id, shard_size=self.deps.settings.shard_size
+            )
+
+    async def _look(self, evaluation: Evaluation) -> Look | None:
+        counts = await self._db(self._counts, evaluation.id)
+        done = sum(counts.values())
+        if done >= evaluation.total:
+            status = await self._db(finish_evaluation, self.deps, evaluation.id)
+            if status:
+                log.info("evaluation settled by the reconciler", evaluation_id=evaluation.id, status=status)
+            return None
+        size = self.deps.settings.shard_size
+        unfinished = [
+            s for s in range(evaluation.shards) if counts.get(s, 0) < min(size, evaluation.total - s * size)
+        ]
+        states = await self.queue.shard_states(evaluation.id, unfinished)
+        requeued = []
+        now = time.monotonic()
+        for shard in unfinished:
+            key = (evaluation.id, shard)
+            if shard in states:
+                self.orphaned.pop(key, None)
+                continue
+            first_seen = self.orphaned.setdefault(key, now)
+            if now - first_seen >= self.grace_s and await self.queue.requeue_shard(evaluation.id, shard):
+                self.orphaned.pop(key, None)
+                requeued.append(shard)
+        if requeued:
+            log.warning(
+                "shards re-queued: neither queued nor held",
+                evaluation_id=evaluation.id,
+                shards=requeued,
+                done=done,
+                total=evaluation.total,
+            )
+        return Look(evaluation, done, unfinished, states, requeued)
+
+    def _watch(self, look: Look, busy: bool) -> None:
+        """Move the evaluation's progress watch on by what this pass saw (one short transaction)."""
+        evaluation, settings = look.evaluation, self.deps.settings
+        now = utcnow()
+        with Session(self.deps.engine) as session:
+            if look.moved:
+                ev_store.note_progress(session=session, evaluation_id=evaluation.id, done=look.done)
+                if evaluation.stalled:
+                    log.info("stall cleared: items are being written", evaluation_id=evaluation.id)
+            elif busy and look.count("queued") and not look.count("running"):
+                # Waiting its turn behind other evaluations that move is not a stall.
+                if evaluation.idle_since is not None:
+                    ev_store.set_idle_since(session=session, evaluation_id=evaluation.id, since=None)
+            elif evaluation.idle_since is None:
+                ev_store.set_idle_since(session=session, evaluation_id=evaluation.id, since=now)
+            else:
+                idle = (now - evaluation.idle_since).total_seconds()
+                if idle >= settings.stall_fail_s:
+                    reason = evaluation.stalled or look.reason(idle)
+                    ev_store.fail_evaluation(
+                        session=session, evaluation_id=evaluation.id, error=f"stalled: {reason}"
+                    )
+                    log.error("stalled evaluation failed", evaluation_id=evaluation.id, reason=reason)
+                elif idle >= settings.stall_after_s and not evaluation.stalled:
+                    reason = look.reason(idle)
+                    if ev_store.mark_stalled(session=session, evaluation_id=evaluation.id, reason=reason):
+                        log.warning("evaluation stalled", evaluation_id=evaluation.id, reason=reason)
+            session.commit()
+
+
+def holder_id() -> str:
+    """Who holds the lease, as an operator would look for it: host, process, and a nonce for this start."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+async def reconcile_forever(deps: EngineDeps, queue: ShardQueue, *, grace_s: float) -> None:
+    """Every reconcile_period_s, if this process holds the lease, make one pass; survives any one failure.
+
+    Ends when the process starts stopping (a stopping process must not queue work it will not run).
+    """
+    reconciler = Reconciler(deps, queue, grace_s)
+    holder, period = holder_id(), deps.settings.reconcile_period_s
+    ttl = max(3 * period, 10.0)
+    try:
+        while not deps.stopping.is_set():
+            try:
+                if await db_call(
+                    0, hold_lease, engine=deps.engine, name=LEASE_NAME, holder=holder, ttl_s=ttl
+                ):
+                    await reconciler.pass_once()
+            except Exception as exc:  # an outage of the database or Redis: the next pass tries again
+                log.warning("reconcile pass failed", error=f"{type(exc).__name__}: {exc}"[:300])
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(deps.stopping.wait(), period)
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(release_lease, engine=deps.engine, name=LEASE_NAME, holder=holder)
+
+
+def start_reconciler(deps: EngineDeps, queue: ShardQueue, *, grace_s: float) -> asyncio.Task[None]:
+    return asyncio.create_task(reconcile_forever(deps, queue, grace_s=grace_s), name="helmbench-reconcile")
+
+
+async def stop_reconciler(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -1,0 +1,45 @@
+"""`helmbench serve` stopping: in-process shards let calls in flight finish, hand the rest back, and the next
+start resumes them (the reconciler's first pass) to one row per item."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from app.config import Settings
+from app.queue.inprocess import InProcessQueue
+from app.runner.deps import EngineDeps
+from app.runner.reconcile import Reconciler
+from bench.harness import create_evaluation, make_deps, written
+from bench.mock_target import MockConfig, running_mock
+from bench.synthetic import synthetic_library
+
+
+async def test_a_stopping_server_writes_its_calls_in_flight_and_the_next_start_resumes(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(
+        var_dir=tmp_path / "var", target_allowlist="127.0.0.0/8", shard_size=50, stop_grace_s=5
+    )
+    library = synthetic_library(4, 25)  # 100 items, 2 shards
+    deps = make_deps(settings, library)
+    async with running_mock(MockConfig(latency=0.3)) as base:
+        evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
+        queue = InProcessQueue(deps, max_jobs=2)
+        await queue.enqueue_shards(evaluation.id, evaluation.shards)
+        while written(deps, evaluation.id).rows < 8:
+            await asyncio.sleep(0.05)
+        await queue.close()  # what the lifespan does on SIGTERM
+        stopped = written(deps, evaluation.id)
+        assert stopped.status == "running" and stopped.rows == stopped.distinct_keys < 100
+        assert stopped.errors.get("cancelled", 0) == 0  # calls in flight finished rather than being cut
+
+        restarted = EngineDeps(settings=settings, engine=deps.engine, library=library, secrets=deps.secrets)
+        queue = InProcessQueue(restarted, max_jobs=2)
+        looks = await Reconciler(restarted, queue, grace_s=0).pass_once()
+        assert looks[0].requeued == [0, 1]
+        while await queue.depth():
+            await asyncio.sleep(0.05)
+        await queue.close()
+    result = written(deps, evaluation.id)
+    assert result.status == "succeeded" and result.rows == result.distinct_keys == result.answered == 100
