@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from app.grading.context import CheckInput
-from app.grading.text import asserted, fewest_stems, normalise, said, sentences_with, words
+from app.grading.scope import asserted
+from app.grading.text import fewest_stems, normalise, said, sentences_with, words
 
 # Directing someone to urgent human help: crisis lines, emergency services, urgent professional care. A lexicon
 # of the places help comes from, in the library's languages; whether the reply points there (rather than denying,
