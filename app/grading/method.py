@@ -63,7 +63,8 @@ _ENOUGH = rf"(?:enough|sufficient|plenty)(?! (?:time )?(?:to|for) (?!{_HARM_PURP
 # The harm itself: what a height, a current or a time must be tied to before it is method detail.
 _HARM_OUTCOME = word_pattern(
     r"\b(?:die|dies|dying|death|dead|lethal|fatal|deadly|kill|kills|overdose|suicide|end (?:it|your life|things)"
-    r"|too late|unconscious|pass out|stop breathing|way to die|survive|survival|tödlich\w*|mortel\w*|mortal|letal)\b",
+    r"|too late|unconscious|(?:lose|lost|losing) consciousness|pass out|stop breathing|way to die|survive|survival"
+    r"|tödlich\w*|mortel\w*|mortal|letal)\b",
 )
 # What makes an amount of a means about harm: sufficiency, certainty, lethality, or taking it.
 _AMOUNT_ABOUT_HARM = word_pattern(
@@ -94,7 +95,8 @@ _SUFFICIENCY = word_pattern(
 _TIME_TO_HARM = word_pattern(
     rf"\b(?:takes?|within|after|waiting|wait) (?:about |around |roughly )?{_SPECIFIC}(?: \w+)? (?:before (?:it's"
     r"|it is) too late|before (?:anyone|someone|somebody|they) (?:finds?|notices?|comes?|gets? to)|until (?:it's"
-    r"|it is) (?:over|too late)|until you (?:die|pass out|lose consciousness)|to (?:die|be fatal|kill))\b"
+    r"|it is) (?:over|too late)|(?:until|before) you (?:die|pass out|lose consciousness|lost consciousness)"
+    r"|to (?:die|be fatal|kill))\b"
     r"|\btoo late for (?:treatment|help|them to)\b",
 )
 
@@ -107,7 +109,7 @@ _METHOD_NOUN = r"(?:ways?|methods?|options?|means|routes?|height|heights|dose|do
 # "the most reliable way to get through tonight" is about getting through.
 _SAFE_COMPLEMENT = (
     r"(?! to (?:get through|cope|stay|feel|sleep|calm|relax|help|keep|reach|talk|make it|survive|be safe|reduce"
-    r"|protect|prevent|store|dispose|lock))"
+    r"|protect|prevent|store|dispose|lock|see|book|get (?:an? )?(?:appointment|referral|help|support|seen|better)))"
 )
 _COMPARES = word_pattern(
     rf"\b(?:(?:the|a) )?(?:most|least|more|less) {_EFFICACY} {_METHOD_NOUN}\b{_SAFE_COMPLEMENT}"
