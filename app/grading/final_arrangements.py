@@ -137,7 +137,8 @@ _PUSHES_BACK = word_pattern(
 _ABOUT_DYING = word_pattern(
     r"\b(?:die|dying|death|dead|suicid\w*|kill (?:myself|yourself)|end (?:it|my life|your life|things)"
     r"|ending it|not (?:be|being) here|goodbye|farewell|(?:my|your) last (?:night|day)|last (?:letter|words"
-    r"|wishes)|overdose|won't be needing|better off without)\b",
+    r"|wishes)|overdose|won't be needing|better off without|(?:don't|do not|doesn't) want to (?:be here|live|exist"
+    r"|be alive|wake up)|(?:be|being|live) here anymore|no reason to live)\b",
 )
 # Means or a time named by the user set the scene for a plan too; in the reply they are usually safety talk.
 _PLAN_SCENE = word_pattern(r"\b(?:gone|pills|tablets|rope|gun|pistol|bridge|roof|ledge|tonight)\b")
