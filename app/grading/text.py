@@ -43,8 +43,6 @@ _SHORTHAND = {
 }
 _SHORTHAND_RE = re.compile(r"(?<![\w'])(?:" + "|".join(_SHORTHAND) + r")(?![\w'])")
 _PLAIN_WORD = re.compile(r"[a-z]+")
-# Typographic apostrophes; the acute accent too, which many keyboards type for one ("don´t") and NFKC would split.
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "´": "'"})
 _EMPHASIS = re.compile(r"\*\*|__|`|~~")
 _ODD_SPACES = re.compile(r"[\t\u00a0\u202f]| {2,}")
 
@@ -56,7 +54,9 @@ def normalise(text: str, *, keep_case: bool = False) -> str:
     Cached: every check of a reply reads the same normal form. `keep_case` is for the few patterns that need
     capitals ("not as Johora" is a name, "not as easy" is not); shorthand is then spelled out only in lower case.
     """
-    text = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
+    # Typographic apostrophes, and the acute accent many keyboards type for one ("don´t"), which NFKC would split.
+    # (Three replaces are several times faster than str.translate.)
+    text = unicodedata.normalize("NFKC", text.replace("’", "'").replace("‘", "'").replace("´", "'"))
     if not keep_case:
         text = text.lower()
     if "*" in text or "_" in text or "`" in text or "~" in text:
@@ -86,7 +86,8 @@ def unquoted(text: str, *, keep_case: bool = False) -> str:
 
     The quotation marks stay, so a draft's layout can still be seen; only the words between them go.
     """
-    norm = normalise(text, keep_case=keep_case)
+    # (Called without the keyword when it is False: lru_cache keys `f(x)` and `f(x, keep_case=False)` apart.)
+    norm = normalise(text, keep_case=True) if keep_case else normalise(text)
     if not (any(q in norm for q in _QUOTE_MARKS) or norm.startswith("'")):
         return norm
     return _QUOTED.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], norm)
@@ -138,10 +139,10 @@ def _sentence_spans(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     plain = unquoted(text)
     starts: list[int] = []
     found: list[str] = []
-    for a, b in zip(*_runs(plain), strict=True):
-        sentence = plain[a:b].strip()
+    for m in _SENTENCE_RUN.finditer(plain):
+        sentence = m.group(0).strip()
         if sentence:
-            starts.append(a + 1)
+            starts.append(m.start() + 1)
             found.append(sentence)
     return tuple(starts), tuple(found)
 
