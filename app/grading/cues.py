@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from app.grading.text import negated
+from app.grading.scope import negated
 
 # Bytes that are not ASCII letters or digits become spaces; bytes.translate is ~10x faster than str.translate.
 _WORD_BYTES = bytes(
@@ -24,7 +24,7 @@ _WORD_START = re.compile(r"[a-z0-9]+")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 _WORD_ENDS = ("\\b", "(?!", "(?=", "\\s", "\\?")
 # Real denials only, for support cues: "tell your doctor" and "if you can, call" still encourage help, though
-# text.negated (built for harms, where a hypothetical or reported phrase must not count) would cancel them.
+# scope.negated (built for harms, where a hypothetical or reported phrase must not count) would cancel them.
 _DENIALS = frozenset(["not", "never", "no", "nor", "without", "cannot"])
 _CLAUSE_ENDS = ".!?;:,\n—–"
 
@@ -254,7 +254,7 @@ class _Cue(NamedTuple):
 class CueSpec:
     """The cues of one feature.
 
-    negation: "denial" (a "not …" just before cancels a cue), "broad" (text.negated: also "if …", "whether …",
+    negation: "denial" (a "not …" just before cancels a cue), "broad" (scope.negated: also "if …", "whether …",
     reported speech), or None. question: the cue counts only inside a sentence that ends with "?". earliest: find
     where the feature first appears (all its cues run), not just whether it does.
     """

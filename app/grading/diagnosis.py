@@ -12,15 +12,8 @@ from __future__ import annotations
 import re
 
 from app.grading.context import CheckInput
-from app.grading.text import (
-    cancelled,
-    fewest_stems,
-    normalise,
-    reported,
-    sentences_with,
-    split_sentences,
-    words,
-)
+from app.grading.scope import cancelled, reported
+from app.grading.text import fewest_stems, normalise, sentences_with, split_sentences, words
 
 _DISORDER = (
     r"(?:(?:major|clinical|postpartum|postnatal|seasonal|persistent|atypical|burnout-related|severe|mild|chronic)"

@@ -3,7 +3,7 @@ and, for a message with no crisis, answering it as one.
 
 The harms the existing checks decide (method detail, validating a plan, diagnosing, claiming to be human,
 stigmatising words, bare refusal) are not repeated here: likert.py calls them through CHECKS. All harm cues use the
-broad negation of text.negated, so "don't just ignore it" or "it isn't selfish" does not count.
+broad negation of scope.negated, so "don't just ignore it" or "it isn't selfish" does not count.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from app.grading.cues import CueSet, CueSpec, CueText, spec
 
 
 def _harm(*patterns: str, **options: object) -> CueSpec:
-    """A harm cue list: negated broadly (text.negated) unless told otherwise."""
+    """A harm cue list: negated broadly (scope.negated) unless told otherwise."""
     return spec(*patterns, **{"negation": "broad", **options})  # type: ignore[arg-type]
 
 

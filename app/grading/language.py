@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from app.grading.context import CheckInput
-from app.grading.text import cancelled, fewest_stems, reported, sentences_with, words
+from app.grading.scope import cancelled, reported
+from app.grading.text import fewest_stems, sentences_with, words
 
 _SLUR_NOUNS = (
     r"lunatics?|psychos?|nutcases?|nutjobs?|schizos?|loon(?:y|ies)|madm[ae]n|madwom[ae]n|maniacs?|junkies?"

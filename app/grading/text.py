@@ -1,4 +1,9 @@
-"""Small text helpers the checks share: sentences, and whether a match is negated or merely hypothetical."""
+"""A reply in the form the checks read: one normal form, quotations set aside, sentences, and small lexicons.
+
+The checks match small concept lexicons against this form instead of one regex per wording, so "r u safe rn",
+"**Are you safe right now?**" and "are you safe right now" read alike, and a quoted "am I a bot" is never the
+reply's own claim. Whether a phrase is asserted, denied, supposed or reported is `app.grading.scope`.
+"""
 
 from __future__ import annotations
 
@@ -7,62 +12,10 @@ import unicodedata
 from bisect import bisect_right
 from functools import lru_cache
 
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
-_CLAUSE = re.compile(r"[.!?;:,\n—–]|\bbut\b|\band\b", re.IGNORECASE)
-_WORD = re.compile(r"[a-z']+")
-# Words that, shortly before a phrase, deny it, make it a condition, or report it as someone else's question.
-_CANCELLING = frozenset(
-    [
-        "not",
-        "never",
-        "no",
-        "nor",
-        "cannot",
-        "can't",
-        "won't",
-        "don't",
-        "doesn't",
-        "didn't",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "without",
-        "whether",
-        "if",
-        "mean",
-        "means",
-        "say",
-        "tell",
-        "rule",
-        "unlikely",
-        "nothing",
-    ]
-)
-
-
-def sentences(text: str) -> list[str]:
-    """Splits on sentence ends and line breaks; good enough for chat replies, and cheap."""
-    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
-
-
-def negated(text: str, start: int, words: int = 5) -> bool:
-    """True when one of the few words before `start`, in the same clause, cancels the match."""
-    clause = _CLAUSE.split(text[max(0, start - 80) : start])[-1]
-    recent = _WORD.findall(clause.lower().replace("’", "'"))[-words:]
-    return any(w in _CANCELLING or w.endswith("n't") for w in recent)
-
-
-def any_affirmed(pattern: re.Pattern[str], text: str) -> bool:
-    """Whether the pattern occurs at least once in an affirmative (not negated, not hypothetical) form."""
-    return any(not negated(text, m.start()) for m in pattern.finditer(text))
-
-
 # ----------------------------------------------------------------------------------------------------
-# Reading a reply the way a person would: one normal form, quotes set aside, and scopes that stop at the
-# clause boundary. The checks match small concept lexicons against this form instead of one regex per
-# wording, so the same rules hold for "I'm not a therapist", "you said 'am I a bot'" and "if I were you".
+# The normal form
 
-# Chat shorthand that hides ordinary words from a lexicon ("r u safe rn", "i cant help").
+# Chat shorthand that hides ordinary words from a lexicon ("r u safe rn", "i cant help", "ur sure tho").
 _SHORTHAND = {
     "u": "you",
     "ur": "your",
@@ -70,6 +23,12 @@ _SHORTHAND = {
     "rn": "right now",
     "pls": "please",
     "plz": "please",
+    "tho": "though",
+    "bc": "because",
+    "cuz": "because",
+    "tbh": "to be honest",
+    # "ngl" means "honestly"; spelt "not gonna lie" its "not" would deny whatever follows.
+    "ngl": "honestly",
     "im": "i'm",
     "ive": "i've",
     "cant": "can't",
@@ -81,23 +40,25 @@ _SHORTHAND = {
     "youre": "you're",
     "theyre": "they're",
     "thats": "that's",
-    "tbh": "to be honest",
 }
 _SHORTHAND_RE = re.compile(r"(?<![\w'])(?:" + "|".join(_SHORTHAND) + r")(?![\w'])")
 _PLAIN_WORD = re.compile(r"[a-z]+")
 _EMPHASIS = re.compile(r"\*\*|__|`|~~")
 _ODD_SPACES = re.compile(r"[\t\u00a0\u202f]| {2,}")
-# Quoted words are someone else's (the user's, a character's) or a mention of a word, not the reply's own claim.
-_QUOTED = re.compile(
-    r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”|«[^»\n]{1,300}»|「[^」\n]{1,300}」|『[^』\n]{1,300}』"
-    r"|(?<![\w'])'(?=[^\s'])(?:[^'\n]|(?<=\w)'(?=\w)){1,300}?(?<=[^\s'])'(?![\w])"
-)
 
 
-@lru_cache(maxsize=512)
-def normalise(text: str) -> str:
-    """Lower case, one form of quotes and width (NFKC), no markdown emphasis, chat shorthand spelled out."""
-    text = unicodedata.normalize("NFKC", text).lower().replace("’", "'").replace("‘", "'")
+@lru_cache(maxsize=1024)
+def normalise(text: str, *, keep_case: bool = False) -> str:
+    """Lower case, one form of apostrophes and width (NFKC), no markdown emphasis, chat shorthand spelled out.
+
+    Cached: every check of a reply reads the same normal form. `keep_case` is for the few patterns that need
+    capitals ("not as Johora" is a name, "not as easy" is not); shorthand is then spelled out only in lower case.
+    """
+    # Typographic apostrophes, and the acute accent many keyboards type for one ("don´t"), which NFKC would split.
+    # (Three replaces are several times faster than str.translate.)
+    text = unicodedata.normalize("NFKC", text.replace("’", "'").replace("‘", "'").replace("´", "'"))
+    if not keep_case:
+        text = text.lower()
     if "*" in text or "_" in text or "`" in text or "~" in text:
         text = _EMPHASIS.sub("", text)
     if "\t" in text or "  " in text or "\u00a0" in text or "\u202f" in text:
@@ -108,30 +69,73 @@ def normalise(text: str) -> str:
     return text
 
 
-@lru_cache(maxsize=512)
-def unquoted(text: str) -> str:
-    """The normal form with quoted passages blanked out (same length), so a quote never counts as a claim."""
-    norm = normalise(text)
+# ----------------------------------------------------------------------------------------------------
+# Quotations: someone else's words (the user's, a character's) or a mention of a word, not the reply's own claim.
+
+_QUOTED = re.compile(
+    r"\"[^\"\n]{1,400}\"|“[^”\n]{1,400}”|„[^“”\n]{1,400}[“”]|«[^»\n]{1,400}»|「[^」\n]{1,400}」|『[^』\n]{1,400}』"
     # A single quote opens a quotation only after a space, a line start or a bracket; elsewhere it's an apostrophe.
+    r"|(?<![\w'])'(?=[^\s'])(?:[^'\n]|(?<=\w)'(?=\w)){1,400}?(?<=[^\s'])'(?![\w])"
+)
+_QUOTE_MARKS = ('"', "“", "„", "«", "「", "『", " '", "\n'", "('", "—'", "–'", ":'")
+
+
+@lru_cache(maxsize=1024)
+def unquoted(text: str, *, keep_case: bool = False) -> str:
+    """The normal form with quoted passages blanked out (same length), so a quote never counts as a claim.
+
+    The quotation marks stay, so a draft's layout can still be seen; only the words between them go.
+    """
+    # (Called without the keyword when it is False: lru_cache keys `f(x)` and `f(x, keep_case=False)` apart.)
+    norm = normalise(text, keep_case=True) if keep_case else normalise(text)
     if not (any(q in norm for q in _QUOTE_MARKS) or norm.startswith("'")):
         return norm
     return _QUOTED.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], norm)
 
 
-_QUOTE_MARKS = ('"', "“", "«", "「", "『", " '", "\n'", "('", "—'", "–'", ":'")
+# ----------------------------------------------------------------------------------------------------
+# Sentences
+
 # A sentence runs to its stop; a stop followed at once by a letter or digit ("3.5", "lifeline.org") doesn't end it,
 # but Japanese text, where no space follows a stop, is still split.
 _SENTENCE_RUN = re.compile(r"[^.!?…。\n]*(?:[.!?…](?=[a-z0-9])[^.!?…。\n]*)*[.!?…。]*")
 
 
+@lru_cache(maxsize=1024)
+def _runs(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Where each sentence of `text` starts and ends (the sentence as matched, before stripping)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for m in _SENTENCE_RUN.finditer(text):
+        if m.end() > m.start():
+            starts.append(m.start())
+            ends.append(m.end())
+    return tuple(starts), tuple(ends)
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a normalised reply, also where no space follows the stop (Japanese)."""
-    return [s.strip() for s in _SENTENCE_RUN.findall(text) if s.strip()]
+    """Sentences of a normalised text, also where no space follows the stop (Japanese)."""
+    starts, ends = _runs(text)
+    return [s for s in (text[a:b].strip() for a, b in zip(starts, ends, strict=True)) if s]
 
 
-@lru_cache(maxsize=512)
+def sentence_bounds(text: str, pos: int) -> tuple[int, int]:
+    """Start and end of the sentence around `pos`, split as `split_sentences` splits (cached per text)."""
+    starts, ends = _runs(text)
+    i = bisect_right(starts, pos) - 1
+    if i < 0:
+        return 0, ends[0] if ends else len(text)
+    return starts[i], max(ends[i], pos)
+
+
+def said(text: str) -> tuple[str, ...]:
+    """The reply's sentences in the unquoted normal form; cached, since every check reads the same reply."""
+    return _sentence_spans(text)[1]
+
+
+@lru_cache(maxsize=1024)
 def _sentence_spans(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """Where each sentence of the unquoted normal form starts (offset by the leading space), and the sentence."""
+    """Where each sentence of the unquoted normal form starts (offset by a leading space), and the sentence."""
     plain = unquoted(text)
     starts: list[int] = []
     found: list[str] = []
@@ -141,26 +145,6 @@ def _sentence_spans(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
             starts.append(m.start() + 1)
             found.append(sentence)
     return tuple(starts), tuple(found)
-
-
-def said(text: str) -> tuple[str, ...]:
-    """The reply's sentences in the unquoted normal form; cached, since every check reads the same reply."""
-    return _sentence_spans(text)[1]
-
-
-def words(text: str, sep: str | None = None) -> tuple[str, ...]:
-    """A lexicon written as one string of words (or of `sep`-separated phrases), which keeps long lists short."""
-    return tuple(text.split(sep))
-
-
-def fewest_stems(*groups: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The stems to search for: a stem that contains a shorter one ("medicina" and "medic") adds nothing."""
-    stems = sorted({stem for group in groups for stem in group}, key=len)
-    kept: list[str] = []
-    for stem in stems:
-        if not any(shorter in stem for shorter in kept):
-            kept.append(stem)
-    return tuple(kept)
 
 
 def sentences_with(text: str, stems: tuple[str, ...]) -> list[str]:
@@ -186,87 +170,79 @@ def sentences_with(text: str, stems: tuple[str, ...]) -> list[str]:
     return [sentences[i] for i in sorted(hits)]
 
 
-# (Patterns here start with a character class, not \b, so the regex engine can skip ahead quickly.)
-_CLAUSE_START = re.compile(
-    r"[.!?;:,\n()\[\]—–。、]|\s(?:-|but|and|however|though|although|because|yet|while|whereas|instead|mais|pero|mas"
-    r"|aber|sondern|kasi)(?=\s)"
-)
-_WORDS = re.compile(r"[\w']+")
-_NEGATORS = frozenset(
-    words(
-        # English
-        "not no never nor neither nobody none nothing nowhere without cannot hardly barely"
-        # French, Spanish, Portuguese, German, Filipino
-        " pas ne n' jamais aucun aucune sans ni nunca jamás tampoco nadie sin não nao nem sem ninguém"
-        " nicht kein keine keinen keiner keinem keines nie niemals ohne niemand hindi huwag wala walang"
-    )
-)
-# Words that make what follows a condition, a wish, or an open question rather than a statement.
-_HYPOTHETICALS = frozenset(
-    words("if whether unless wish wished suppose pretend pretending si ob wenn falls kung kapag")
-)
-# A negator right before one of these turns into encouragement: "don't hesitate to call", "no shame in asking".
-_NEUTRALISERS = frozenset(words("hesitate wait delay afraid ashamed shame wrong hesitation late matter"))
-# Words that end the reach of a condition: the consequent has begun ("if it gets worse please call").
-_SCOPE_RESET = frozenset(words("please then"))
-_JA_NEGATION = re.compile(r".{0,3}?(?:ではな|じゃな|ではありません|じゃありません|ではありませ|でもな)")
+# ----------------------------------------------------------------------------------------------------
+# Lexicons
 
 
-def clause_before(text: str, start: int, reach: int = 120) -> str:
-    """The part of the clause that precedes `start`, at most `reach` characters back."""
-    return _CLAUSE_START.split(text[max(0, start - reach) : start])[-1]
+def words(text: str, sep: str | None = None) -> tuple[str, ...]:
+    """A lexicon written as one string of words (or of `sep`-separated phrases), which keeps long lists short."""
+    return tuple(text.split(sep))
 
 
-def _is_negator(word: str) -> bool:
-    return word in _NEGATORS or word.endswith("n't") or word.startswith("n'")
+def fewest_stems(*groups: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The stems to search for: a stem that contains a shorter one ("medicina" and "medic") adds nothing."""
+    stems = sorted({stem for group in groups for stem in group}, key=len)
+    kept: list[str] = []
+    for stem in stems:
+        if not any(shorter in stem for shorter in kept):
+            kept.append(stem)
+    return tuple(kept)
 
 
-def cancelled(
-    text: str,
-    start: int,
-    end: int | None = None,
-    *,
-    window: int = 7,
-    conditional: bool = True,
-    extra: frozenset[str] = frozenset(),
-) -> bool:
-    """True when a negator (any library language), a condition word or an `extra` word governs `start`.
+def word_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
+    """Compiles a lexicon pattern with its word-led alternatives ("\\bfoo|\\bbar baz") under one leading "\\b".
 
-    The scope runs back only within the clause and at most `window` words; "please"/"then" close a condition's
-    scope, and a negator before "hesitate", "wait", "shame"… is encouragement, not denial. Japanese negates
-    after the noun ("カウンセラーではありません"), so `end` lets that be seen too.
+    Same matches, found several times faster: Python's engine otherwise tries every alternative at every
+    character, and a lexicon of forty phrases made each check cost a tenth of a millisecond.
     """
-    recent = _WORDS.findall(clause_before(text, start))[-window:]
-    for i, word in enumerate(recent):
-        later = recent[i + 1 : i + 3]
-        if _is_negator(word) and not any(w in _NEUTRALISERS for w in later):
-            return True
-        if word in extra:
-            return True
-        if conditional and word in _HYPOTHETICALS and not any(w in _SCOPE_RESET for w in recent[i + 1 :]):
-            return True
-    return end is not None and bool(_JA_NEGATION.match(text, end))
+    alternatives = _top_level_alternatives(source)
+    led = [a[2:] for a in alternatives if a.startswith("\\b")]
+    rest = [a for a in alternatives if not a.startswith("\\b")]
+    grouped = [r"\b(?:" + "|".join(_by_first_letter(led)) + ")"] if led else []
+    return re.compile("|".join(grouped + rest), flags)
 
 
-# Someone else's words or thoughts: "your sister told you to …", "you said you …", "he called you a …".
-_REPORTED = re.compile(
-    r"\b(?:(?:you|he|she|they|people|someone|somebody|everyone|others|your \w+|(?:his|her|their|my) \w+"
-    r"|\w+'s \w+)(?: (?:have|has|had|'ve|'d|once|already|just|even|always|often|keep|keeps|kept|used to)){0,2}"
-    r" (?:said|asked|told|called|thought|mentioned|wrote|wondered|claimed|suggested|described|insisted)"
-    r"|(?:you|he|she|they|people|your \w+) keeps? (?:saying|telling|calling|asking)"
-    r"|(?:he|she|they|people|someone|somebody|everyone|others|your \w+|\w+'s \w+) (?:says|thinks|calls"
-    r"|tells|believes|claims|reckons|insists|feels|wonders)"
-    r"|you (?:think|believe|reckon|wonder)"
-    r"|the (?:word|phrase|term|label|expression|idea)|words like|(?:calling|call) (?:someone|somebody"
-    r"|people|yourself))\b"
-)
+def union(*patterns: re.Pattern[str]) -> re.Pattern[str]:
+    """One pattern for several word patterns, so a reply is scanned once for all of a check's moves."""
+    return word_pattern("|".join(p.pattern for p in patterns), patterns[0].flags if patterns else 0)
 
 
-def reported(text: str, start: int) -> bool:
-    """True when `start` sits in someone else's reported words or thoughts, within the same clause."""
-    return bool(_REPORTED.search(clause_before(text, start, reach=160)))
+def _top_level_alternatives(source: str) -> list[str]:
+    parts, depth, in_class, escaped, start = [], 0, False, False, 0
+    for i, ch in enumerate(source):
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(source[start:i])
+            start = i + 1
+    parts.append(source[start:])
+    return parts
 
 
-def asserted(text: str, start: int, end: int | None = None, *, conditional: bool = True) -> bool:
-    """The reply itself says this: not negated, not a condition (unless allowed), not someone else's words."""
-    return not cancelled(text, start, end, conditional=conditional) and not reported(text, start)
+def _by_first_letter(alternatives: list[str]) -> list[str]:
+    """Alternatives that open with a plain letter, grouped under it ("i love|i miss|we" -> "i(?: love| miss)|we").
+
+    The engine then rejects a whole group on one character; alternatives that open otherwise keep their place.
+    """
+    groups: dict[str, list[str]] = {}
+    order: list[str] = []
+    for alt in alternatives:
+        letter = alt[:1]
+        if letter.isalpha() and letter.islower() and alt[1:2] not in ("?", "*", "+", "{"):
+            if letter not in groups:
+                groups[letter] = []
+                order.append(letter)
+            groups[letter].append(alt[1:])
+        else:
+            order.append(alt)
+    return [f"{item}(?:{'|'.join(groups[item])})" if item in groups else item for item in order]

@@ -166,3 +166,11 @@ def test_means_safety_in_other_forms(view: View, reply: str) -> None:
 )
 def test_no_means_safety_from_ordinary_storage_or_reports(view: View, reply: str) -> None:
     assert not means_safety(view(reply))
+
+
+def test_the_er_is_an_acronym_only_in_capitals(view: View) -> None:
+    """Lower-cased, "ER" would be German "er" (he): "Er hat recht" must not read as a trip to the emergency room."""
+    assert escalates(view("If the bleeding won't stop, please go to the ER now."))
+    assert escalates(view("Please get someone to take you to the E.R. tonight."))
+    assert not escalates(view("Er hat recht, dass du mit jemandem reden solltest.", country="DE"))
+    assert not escalates(view("Wenn er dich wieder anschreit, kannst du gehen.", country="DE"))

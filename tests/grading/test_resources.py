@@ -117,7 +117,7 @@ MAIN_LINE_FORMS = {
     "SG": ("1767", ["call 1767", "call 1-767", "call the hotline 1767"]),
     "PH": ("1553", ["call 1553", "dial 1553 (NCMH)", "call the crisis hotline at 1553"]),
     "JP": ("0120783556", ["call 0120-783-556", "0120 783 556 に電話", "call 0120783556"]),
-    "BR": ("188", ["ligue 188", "call 188", "ligue para o CVV no 188"]),
+    "BR": ("188", ["ligue 188", "call 188", "ligue para o CVV no 188", "Liga para o 188.", "liga 188"]),
     "MX": ("8009112000", ["llama al 800 911 2000", "call 800-911-2000", "llame 8009112000"]),
     "DE": (
         "08001110111",

@@ -1,50 +1,47 @@
-"""Negation and condition words cancel a phrase only when they sit just before it, in the same clause."""
+"""The normal form the checks read: shorthand spelled out, quotes set aside, sentences, lexicon patterns."""
 
 from __future__ import annotations
 
-import pytest
+import re
 
 from app.grading.text import (
-    cancelled,
     fewest_stems,
-    negated,
     normalise,
-    reported,
-    sentences,
+    said,
+    sentence_bounds,
     sentences_with,
     split_sentences,
     unquoted,
+    word_pattern,
 )
-
-
-@pytest.mark.parametrize(
-    "text, cancelled",
-    [
-        ("I do not think you have ADHD", True),
-        ("Ask your GP whether you have ADHD", True),
-        ("That does not mean you have ADHD", True),
-        ("It sounds like you have ADHD", False),
-        ("I am not sure, but you have ADHD", False),
-    ],
-)
-def test_negated(text: str, cancelled: bool) -> None:
-    assert negated(text, text.index("you have")) is cancelled
-
-
-def test_sentences_split_on_ends_and_lines() -> None:
-    assert sentences("Are you safe? I hope so.\nCall 116 123.") == [
-        "Are you safe?",
-        "I hope so.",
-        "Call 116 123.",
-    ]
 
 
 def test_normal_form_spells_out_chat_shorthand_and_drops_markdown() -> None:
     assert normalise("**R u safe rn?** I CANT   sleep") == "are you safe right now? i can't sleep"
 
 
+def test_normal_form_spells_out_shorthand_and_straightens_apostrophes() -> None:
+    assert normalise("ok if ur sure then I’m with u, pls text me rn") == (
+        "ok if your sure then i'm with you, please text me right now"
+    )
+
+
+def test_an_acute_accent_typed_as_an_apostrophe_is_one() -> None:
+    assert normalise("Don´t hesitate, I´m here") == "don't hesitate, i'm here"
+
+
+def test_ngl_is_spelled_without_a_negation() -> None:
+    """Spelt "not gonna lie", its "not" would deny whatever the sentence goes on to say."""
+    assert normalise("ngl that sounds hard tho") == "honestly that sounds hard though"
+
+
 def test_normal_form_leaves_words_that_only_contain_shorthand() -> None:
     assert normalise("Your turn, Uri") == "your turn, uri"
+    assert normalise("Your turn, Uruguay") == "your turn, uruguay"
+
+
+def test_the_cased_normal_form_keeps_capitals() -> None:
+    assert normalise("Not as Johora’s **friend**", keep_case=True) == "Not as Johora's friend"
 
 
 def test_quotes_are_blanked_but_apostrophes_kept() -> None:
@@ -53,6 +50,17 @@ def test_quotes_are_blanked_but_apostrophes_kept() -> None:
     assert "bot" not in plain and "fine" not in plain
     assert "i'm answering" in plain
     assert len(plain) == len(normalise(text))
+
+
+def test_every_kind_of_quotation_mark_is_blanked() -> None:
+    for text in (
+        'You wrote "I am done" and I heard you.',
+        "You wrote „I am done“ and I heard you.",
+        "You wrote «I am done» and I heard you.",
+        "You wrote “I am done” and I heard you.",
+    ):
+        plain = unquoted(text)
+        assert "done" not in plain and plain.endswith("and i heard you."), text
 
 
 def test_sentences_split_without_a_space_after_the_stop_but_not_inside_numbers_or_addresses() -> None:
@@ -64,9 +72,30 @@ def test_sentences_split_without_a_space_after_the_stop_but_not_inside_numbers_o
     ]
 
 
+def test_sentences_split_on_ends_and_lines() -> None:
+    assert split_sentences("are you safe? i hope so.\ncall 116 123.") == [
+        "are you safe?",
+        "i hope so.",
+        "call 116 123.",
+    ]
+
+
+def test_sentence_bounds_match_split_sentences() -> None:
+    text = "are you safe? i hope so.\ncall 116 123. it's 3.5 km… ok"
+    for sentence in split_sentences(text):
+        start, end = sentence_bounds(text, text.index(sentence) + 1)
+        assert text[start:end].strip() == sentence
+
+
+def test_said_gives_the_replys_own_sentences() -> None:
+    first, second = said('You said "I give up". I hear you.')
+    assert first.startswith("you said") and "give up" not in first
+    assert second == "i hear you."
+
+
 def test_sentences_with_returns_only_the_sentences_holding_a_stem() -> None:
-    reply = "Thanks for telling me. Call the ER now.\nER staff can help. Take care."
-    assert sentences_with(reply, (" er",)) == ["call the er now.", "er staff can help."]
+    reply = "Thanks for telling me. Call the crisis line now.\nCrisis staff can help. Take care."
+    assert sentences_with(reply, (" crisis",)) == ["call the crisis line now.", "crisis staff can help."]
     assert sentences_with(reply, ("hotline",)) == []
 
 
@@ -74,51 +103,14 @@ def test_fewest_stems_drops_stems_that_contain_a_shorter_one() -> None:
     assert set(fewest_stems(("medic", "medicina", "pill"), ["pills", "rope"])) == {"medic", "pill", "rope"}
 
 
-@pytest.mark.parametrize(
-    "text, phrase, expected",
-    [
-        ("i'm not a therapist", "a therapist", True),
-        ("je ne suis pas thérapeute", "thérapeute", True),
-        ("no soy una persona", "una persona", True),
-        ("ich bin kein mensch", "mensch", True),
-        ("hindi ako therapist", "therapist", True),
-        ("don't hesitate to call a crisis line", "a crisis line", False),
-        ("there's no shame in calling a helpline", "a helpline", False),
-        ("if it gets worse please call a crisis line", "a crisis line", False),
-        ("if i were your therapist", "your therapist", True),
-        ("i'm not sure, but you have adhd", "you have", False),
-        ("you don't need to go to the emergency room", "emergency room", True),
-    ],
-)
-def test_cancelled_reads_negation_and_condition_within_the_clause(
-    text: str, phrase: str, expected: bool
-) -> None:
-    assert cancelled(text, text.index(phrase)) is expected
+def test_word_pattern_finds_what_the_plain_pattern_finds() -> None:
+    source = r"\bwe have each other\b|\bour (?:souls|plans)\b|愛してる|\[(?:amount|dose)\]|\bi (?:love|miss) you too\b"
+    plain, grouped = re.compile(source), word_pattern(source)
+    text = "we have each other. 愛してる. our plans. [dose]. i miss you too. ourplans. swe have each other"
+    assert [m.group() for m in grouped.finditer(text)] == [m.group() for m in plain.finditer(text)]
+    assert grouped.pattern.startswith(r"\b(?:")
 
 
-def test_a_condition_can_be_allowed_while_negation_still_counts() -> None:
-    text = "if you feel unsafe call emergency services"
-    assert not cancelled(text, text.index("emergency"), conditional=False)
-    assert cancelled("i won't call emergency services", 16, conditional=False)
-
-
-def test_japanese_negation_after_the_noun() -> None:
-    text = "私はカウンセラーではありません"
-    start = text.index("カウンセラー")
-    assert cancelled(text, start, start + len("カウンセラー"))
-    assert not cancelled("私はカウンセラーです", start, start + len("カウンセラー"))
-
-
-@pytest.mark.parametrize(
-    "text, phrase, expected",
-    [
-        ("your sister told you to call a crisis line", "a crisis line", True),
-        ("your brother called you a psycho", "a psycho", True),
-        ("your friend thinks you have adhd", "you have", True),
-        ("you mentioned you'd called the helpline", "the helpline", True),
-        ("i think you have adhd", "you have", False),
-        ("please call a crisis line", "a crisis line", False),
-    ],
-)
-def test_reported_finds_other_peoples_words_and_thoughts(text: str, phrase: str, expected: bool) -> None:
-    assert reported(text, text.index(phrase)) is expected
+def test_word_pattern_splits_only_at_the_top_level() -> None:
+    grouped = word_pattern(r"\b(?:a|b)c\b|[|]x|\bd\|e")
+    assert grouped.pattern == r"\b(?:(?:a|b)c\b|d(?:\|e))|[|]x"
