@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from app.benchmark.countries import CountryResources
+from app.grading.checks import CHECKS
 from tests.grading.paraphrases.battery import MIN_EACH, TARGET_ACCURACY, batteries, load, run
+
+
+def test_every_check_has_a_battery() -> None:
+    assert set(CHECKS) <= set(batteries())
 
 
 @pytest.mark.parametrize("check", batteries())
