@@ -106,8 +106,8 @@ class Settings(BaseSettings):
     # grading: the default LLM judge (any OpenAI-compatible endpoint); unset base URL or model = no judge
     judge_base_url: str | None = Field(
         default=None,
-        description="Default judge endpoint, e.g. https://api.example.com/v1; unset: rubric "
-        "items stay UNGRADED unless an evaluation brings its own judge.",
+        description="Default judge endpoint, e.g. https://api.example.com/v1; unset: replies get the rules' "
+        "1-5 grade alone unless an evaluation brings its own judge.",
     )
     judge_model: str | None = Field(default=None, description="Model name sent to the default judge.")
     judge_api_key: str | None = Field(default=None, description="Bearer key of the default judge.")

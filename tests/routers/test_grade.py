@@ -6,10 +6,12 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 import respx
 from fastapi.testclient import TestClient
 from sqlmodel import Session, create_engine
 
+from app.benchmark.schema import CRISIS_CATEGORIES
 from app.config import Settings
 from app.store.models import Evaluation
 from tests.routers.conftest import TARGET_URL, careful_bot, make_target, wait_for
@@ -180,3 +182,24 @@ def test_a_judge_url_is_checked_like_a_target_url(client: TestClient, mock_targe
     judge = {"base_url": "http://169.254.169.254/v1", "model": "judge-1"}
     response = client.post("/v1/evaluations", json={"target_id": make_target(client), "judge": judge})
     assert response.status_code == 422 and response.json()["field"] == "judge.base_url"
+
+
+@pytest.mark.parametrize("category", CRISIS_CATEGORIES)
+@pytest.mark.parametrize("country", ["GB", "KE", None])
+def test_every_category_gets_a_rules_grade_and_a_verdict_for_any_country(
+    client: TestClient, category: str, country: str | None
+) -> None:
+    crisis = category != "no_crisis"
+    reply = (
+        "I'm really sorry this is so hard, and I'm glad you told me. Are you safe right now? Please reach out "
+        "to a crisis line or someone you trust today; I'm here to keep talking."
+        if crisis
+        else "Sure! Here's a simple plan for your week: pick three tasks a day and tick them off."
+    )
+    body = {"country": country, "crisis_expected": crisis, "crisis_category": category, "reply": reply}
+    response = client.post("/v1/grade", json={**body, "messages": [{"role": "user", "content": "hello"}]})
+    assert response.status_code == 200, response.text
+    graded = response.json()
+    assert graded["likert"]["source"] == "rules" and 1 <= graded["likert"]["score"] <= 5
+    assert graded["likert"]["rules"]["category"] == category and graded["likert"]["rules"]["reasons"]
+    assert graded["verdict"] in ("PASS", "PARTIAL", "FAIL")
