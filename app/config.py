@@ -138,7 +138,7 @@ class Settings(BaseSettings):
         "Unset: a key is generated once in var_dir/secret.key.",
     )
 
-    # Trust: request limits, rate limits, registration-time DNS, slow clients (issue 7).
+    # Trust: request limits, rate limits, registration-time DNS, slow clients.
     max_body_bytes: int = Field(
         default=1_000_000, ge=1024, description="Largest request body accepted (413 above)."
     )
@@ -172,7 +172,7 @@ class Settings(BaseSettings):
         description="`helmbench serve`: a request line and headers must arrive within this.",
     )
 
-    # Live progress, webhooks, HTTP caching and the CLI client (issue 8)
+    # Live progress, webhooks, HTTP caching and the CLI client
     cors_origins: str = Field(
         default="*",
         description="Browser origins that may read the public endpoints (leaderboard, "
