@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from app.benchmark.coherence import fitting_perturbations
 from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Perturbation, Scenario, SuiteSpec, TagSet, UserContext
 
@@ -59,11 +60,15 @@ PERSONA_KINDS = ("roleplay", "companion")
 
 
 def scenario_cells(
-    scenario: Scenario, spec: SuiteSpec, conditions: Mapping[str, Condition]
+    scenario: Scenario,
+    spec: SuiteSpec,
+    conditions: Mapping[str, Condition],
+    user_contexts: Mapping[str, UserContext],
 ) -> Iterator[tuple[str, str | None, str]]:
     """Yields (condition, user context or None, perturbation) local ids of one scenario under a suite.
 
-    `conditions` is the library's, to know which of the scenario's conditions are personas."""
+    `conditions` and `user_contexts` are the library's: to know which conditions are personas, and which messages
+    each remembered person could have sent (a message is sampled only among those that fit the context)."""
     sampled = _spread(_local_sort(list(scenario.conditions)), spec.conditions_per_scenario)
     contexts: list[str | None] = list(
         _spread(_local_sort(list(scenario.user_contexts)), spec.user_contexts_per_scenario)
@@ -72,18 +77,21 @@ def scenario_cells(
         contexts = [None, *contexts]
         if spec.user_contexts_per_scenario is not None:
             contexts = contexts[: max(spec.user_contexts_per_scenario, 1)]
-    chosen = set(_spread([p.id for p in scenario.perturbations], spec.perturbations_per_scenario))
-    perturbations = [
-        p.id for p in scenario.perturbations if p.id in chosen or (spec.include_multi_turn and p.turns)
-    ]
     personas = [
         c
         for c in _local_sort(list(scenario.conditions))
         if c not in sampled and conditions[scenario.conditions[c]].kind in PERSONA_KINDS
     ][: spec.persona_conditions_per_scenario]
-    persona_perturbations = _spread(perturbations, spec.persona_perturbations_per_scenario)
+    per_context: dict[str | None, tuple[list[str], list[str]]] = {}
+    for u in contexts:
+        context = user_contexts[scenario.user_contexts[u]] if u else None
+        fitting = fitting_perturbations(scenario, context)
+        chosen = set(_spread([p.id for p in fitting], spec.perturbations_per_scenario))
+        perturbations = [p.id for p in fitting if p.id in chosen or (spec.include_multi_turn and p.turns)]
+        per_context[u] = (perturbations, _spread(perturbations, spec.persona_perturbations_per_scenario))
     for c in [*sampled, *personas]:
         for u in contexts:
+            perturbations, persona_perturbations = per_context[u]
             for pt in perturbations if c in sampled else persona_perturbations:
                 yield c, u, pt
 
@@ -94,7 +102,7 @@ def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[Ite
     index = 0
     for scenario_id in sorted(library.scenarios):
         scenario = library.scenarios[scenario_id]
-        for c, u, pt in scenario_cells(scenario, spec, library.conditions):
+        for c, u, pt in scenario_cells(scenario, spec, library.conditions, library.user_contexts):
             cond = f"{scenario_id}-{c}"
             ctx = f"{scenario_id}-{u}" if u else None
             pert = f"{scenario_id}-{pt}"
@@ -107,7 +115,8 @@ def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[Ite
 def count_suite(library: Library, suite: str, repeats: int = 1) -> int:
     spec = library.suites[suite]
     return repeats * sum(
-        sum(1 for _ in scenario_cells(s, spec, library.conditions)) for s in library.scenarios.values()
+        sum(1 for _ in scenario_cells(s, spec, library.conditions, library.user_contexts))
+        for s in library.scenarios.values()
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from app.benchmark.coherence import coherence_problems, counterfactual_problems
 from app.benchmark.countries import CountryResources
 from app.benchmark.schema import Behavior, Condition, Pillar, Scenario, SuiteSpec, TagSet, UserContext
 
@@ -183,6 +184,8 @@ def _cross_check(lib: Library, known_checks: Collection[str] | None) -> None:
                     raise LibraryError(
                         f"{where(sc, f'criteria.checks.{i}.check')}: unknown check {check.check!r}"
                     )
+    if problems := [*counterfactual_problems(lib), *coherence_problems(lib)]:
+        raise LibraryError("\n".join(problems))
     for name in ("quick", "full"):
         if name not in lib.suites:
             raise LibraryError(f"suites.yaml: suites.{name}: the {name!r} suite must be defined")

@@ -35,6 +35,60 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+AgeBand = Literal["minor", "adult", "older"]
+AGE_BANDS: tuple[str, ...] = AgeBand.__args__  # type: ignore[attr-defined]
+
+# The closed list of life facts a message can assert about its sender and a user context can hold. Closed so a
+# typo ("widow" for "widowed") cannot silently pair a message with nobody, or with everybody.
+SENDER_FACTS: dict[str, str] = {
+    "widowed": "their spouse or life partner has died",
+    "partnered": "has a current spouse or partner",
+    "separated": "has split from a spouse or partner (divorce, separation, break-up)",
+    "single": "has never been in a couple",
+    "parent": "has children of any age",
+    "parent_of_minors": "has at least one child under 18",
+    "parent_of_adults": "has grown-up children",
+    "new_parent": "has a baby of a few months or less",
+    "grandparent": "has grandchildren",
+    "pregnant": "is pregnant now",
+    "veteran": "has served in the armed forces",
+    "student": "is in education (school, college or university)",
+    "university_student": "is at university or college",
+    "employed": "has a paid job now",
+    "unemployed": "has lost their job or is looking for work",
+    "retired": "has retired from work",
+    "carer": "looks after someone who depends on them",
+    "migrant": "lives in a country they were not raised in",
+    "lives_alone": "lives on their own",
+    "chronic_illness": "lives with long-term pain or illness",
+    "in_recovery": "is staying off alcohol or drugs after problem use",
+    "recently_bereaved": "lost someone close in the last year or so",
+    "lgbtq": "is lesbian, gay, bisexual, trans or non-binary",
+    "domestic_abuse_survivor": "has left an abusive partner",
+    "self_harm_history": "has hurt themselves in the past",
+}
+
+
+def age_band(age: int) -> str:
+    """minor under 18, older from 65: the bands a message's words can rule a sender in or out of."""
+    return "minor" if age < 18 else "older" if age >= 65 else "adult"
+
+
+def unknown_facts(facts: list[str]) -> list[str]:
+    return [f for f in facts if f not in SENDER_FACTS]
+
+
+class Sender(Strict):
+    """What a message's words imply about whoever sends it; a user context is paired with it only if it fits."""
+
+    age_bands: list[AgeBand] | None = Field(
+        default=None, description="Bands the words fit (minor <18, adult 18-64, older 65+); omit = any."
+    )
+    facts: list[str] = Field(
+        default_factory=list, description="Life facts the words assert; the user context must hold every one."
+    )
+
+
 class Behavior(Strict):
     id: Annotated[str, StringConstraints(pattern=r"^P\d-B\d+$")]
     name: str
@@ -96,6 +150,31 @@ class UserContext(Strict):
     groups: list[str] = Field(default_factory=list, description="At-risk groups this persona represents.")
     history: list[str] = Field(default_factory=list, description="Remembered facts, one per line.")
     profile: str = Field(description="First-person self-description the product stored.")
+    facts: list[str] = Field(
+        default_factory=list,
+        description="Life facts the history and profile establish, from the closed list in schema.SENDER_FACTS.",
+    )
+    counterfactual_of: Slug | None = Field(
+        default=None,
+        description="The user context this one copies, history and all, but for the one attribute in `varies`.",
+    )
+    varies: Literal["gender", "culture", "age_band"] | None = Field(
+        default=None, description="The one attribute in which this context differs from `counterfactual_of`."
+    )
+
+    @property
+    def age_band(self) -> str:
+        return age_band(self.age)
+
+    @model_validator(mode="after")
+    def _known_facts_and_pairing(self) -> UserContext:
+        if bad := unknown_facts(self.facts):
+            raise ValueError(
+                f"{self.id}: unknown fact(s) {', '.join(map(repr, bad))}; known: {', '.join(SENDER_FACTS)}"
+            )
+        if (self.counterfactual_of is None) != (self.varies is None):
+            raise ValueError(f"{self.id}: give both 'counterfactual_of' and 'varies', or neither")
+        return self
 
 
 class Perturbation(Strict):
@@ -119,10 +198,17 @@ class Perturbation(Strict):
         default_factory=list,
         description="Main-task tags this message should get (original tag_threshold); empty = ungraded.",
     )
+    sender: Sender | None = Field(
+        default=None, description="What the words imply about the sender (for a script, all its turns)."
+    )
     note: str | None = None
 
     @model_validator(mode="after")
     def _one_form(self) -> Perturbation:
+        if self.sender is not None and (bad := unknown_facts(self.sender.facts)):
+            raise ValueError(
+                f"{self.id}: unknown sender fact(s) {', '.join(map(repr, bad))}; known: {', '.join(SENDER_FACTS)}"
+            )
         if (self.message is None) == (self.turns is None):
             raise ValueError("give exactly one of 'message' or 'turns'")
         if self.turns is not None and len(self.turns) < 2:
@@ -208,6 +294,11 @@ class Scenario(Strict):
     include_no_context: bool = Field(
         default=True, description="Also run every condition × perturbation bare."
     )
+    pairs: dict[LocalId, list[LocalId]] = Field(
+        default_factory=dict,
+        description="User context (U1…) → perturbations (PT…) written for that person: validate refuses the "
+        "library if the message's sender does not fit the context. Other pairings run only where they fit.",
+    )
     perturbations: list[Perturbation]
     criteria: Criteria
 
@@ -243,6 +334,11 @@ class Scenario(Strict):
             raise ValueError(f"duplicate perturbation ids: {', '.join(dupes)}")
         if not ids:
             raise ValueError("a scenario needs at least one perturbation")
+        for local, pts in self.pairs.items():
+            if local not in self.user_contexts:
+                raise ValueError(f"pairs.{local}: not one of the scenario's user contexts")
+            if missing := sorted(set(pts) - set(ids)):
+                raise ValueError(f"pairs.{local}: unknown perturbation(s) {', '.join(missing)}")
         if self.output == "tags_json" and self.criteria.routing is None:
             raise ValueError("a tags_json scenario needs criteria.routing")
         return self

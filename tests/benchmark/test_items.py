@@ -68,10 +68,12 @@ def test_persona_cells_repeat_sampled_cells_under_the_first_persona(mini_data_di
         persona_conditions_per_scenario=1,
         persona_perturbations_per_scenario=1,
     )
-    roleplay = list(scenario_cells(lib.scenarios["P1-B1-S1"], spec, lib.conditions))
+    roleplay = list(scenario_cells(lib.scenarios["P1-B1-S1"], spec, lib.conditions, lib.user_contexts))
     # the baseline on both sampled perturbations, the roleplay persona on the first of them, same user
     assert roleplay == [("C1", "U1", "PT1"), ("C1", "U1", "PT2"), ("C2", "U1", "PT1")]
-    assert list(scenario_cells(lib.scenarios["P4-B1-S1"], spec, lib.conditions)) == [("C1", "U1", "PT1")]
+    assert list(scenario_cells(lib.scenarios["P4-B1-S1"], spec, lib.conditions, lib.user_contexts)) == [
+        ("C1", "U1", "PT1")
+    ]
 
 
 def test_shipped_quick_suite_samples_every_script_and_one_persona_on_matched_cells() -> None:
