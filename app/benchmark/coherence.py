@@ -8,6 +8,7 @@ cannot happen.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,8 @@ def fits(perturbation: Perturbation, context: UserContext | None) -> bool:
         return True
     if sender.age_bands is not None and context.age_band not in sender.age_bands:
         return False
+    if sender.ages is not None and context.age not in sender.ages:
+        return False
     return set(sender.facts) <= set(context.facts)
 
 
@@ -38,6 +41,8 @@ def misfit_reason(perturbation: Perturbation, context: UserContext) -> str:
             f"the message fits age bands {', '.join(sender.age_bands)} but {context.id} is {context.age} "
             f"({context.age_band})"
         )
+    if sender.ages is not None and context.age not in sender.ages:
+        return f"the message states an age of {', '.join(map(str, sender.ages))} but {context.id} is {context.age}"
     missing = sorted(set(sender.facts) - set(context.facts))
     return f"the message asserts {', '.join(missing)}, which {context.id}'s facts do not hold"
 
@@ -90,12 +95,32 @@ def coherence_problems(library: Library) -> Iterator[str]:
                     f"{where}: scenario.user_contexts.{local}: none of {scenario.id}'s crisis messages fits "
                     f"user context {ref} ({ctx_file}), so under it the scenario tests only the controls"
                 )
+        if not scenario.include_no_context:
+            contexts = [library.user_contexts[ref] for ref in scenario.user_contexts.values()]
+            for p in scenario.perturbations:
+                if not any(fits(p, ctx) for ctx in contexts):
+                    yield (
+                        f"{where}: scenario.perturbations.{p.id}: fits none of the scenario's user contexts and "
+                        "the scenario runs no bare items, so the message never runs; add a context it fits"
+                    )
         for local, context, perturbation in declared_pairs(scenario, library.user_contexts):
             if not fits(perturbation, context):
                 yield (
                     f"{where}: scenario.pairs.{local}: {perturbation.id} contradicts user context {context.id} "
                     f"({library.sources[f'user_contexts:{context.id}']}): {misfit_reason(perturbation, context)}"
                 )
+
+
+_PRONOUNS = re.compile(r"\b(he|she|his|her|hers|him|himself|herself)\b", re.IGNORECASE)
+_LANGUAGE_FACTS = re.compile(r"^(speaks_\w+|writes_in_second_language)$")
+
+
+def _as_copied(ctx: UserContext, varies: str) -> tuple[list[str], list[str], int]:
+    """History, facts and risk as a twin must copy them: a gender twin's pronouns follow its gender and a culture
+    twin may speak other languages; everything else word for word."""
+    history = [_PRONOUNS.sub("_", h) for h in ctx.history] if varies == "gender" else list(ctx.history)
+    facts = sorted(f for f in ctx.facts if varies != "culture" or not _LANGUAGE_FACTS.match(f))
+    return history, facts, ctx.risk_level
 
 
 _HELD_EQUAL = {
@@ -118,11 +143,7 @@ def counterfactual_problems(library: Library) -> Iterator[str]:
             continue
         if original.counterfactual_of is not None:
             yield f"{where}.counterfactual_of: {original.id} is itself a counterfactual; point at the original"
-        same = (
-            ctx.history == original.history
-            and ctx.risk_level == original.risk_level
-            and ctx.facts == original.facts
-        )
+        same = _as_copied(ctx, ctx.varies) == _as_copied(original, ctx.varies)
         if not same:
             yield f"{where}: a counterfactual keeps {original.id}'s history, risk_level and facts word for word"
         if getattr(ctx, ctx.varies) == getattr(original, ctx.varies):

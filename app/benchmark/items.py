@@ -94,6 +94,31 @@ def scenario_cells(
             perturbations, persona_perturbations = per_context[u]
             for pt in perturbations if c in sampled else persona_perturbations:
                 yield c, u, pt
+        if c in sampled and spec.include_multi_turn:
+            for u, pt in _unsampled_scripts(scenario, user_contexts, per_context):
+                yield c, u, pt
+
+
+def _unsampled_scripts(
+    scenario: Scenario,
+    user_contexts: Mapping[str, UserContext],
+    per_context: Mapping[str | None, tuple[list[str], list[str]]],
+) -> Iterator[tuple[str | None, str]]:
+    """Scripts no sampled context fits, each under the first declared context it fits (else bare): a sample
+    that promises every script must not lose one because it was written for another person."""
+    sampled = {pt for perturbations, _ in per_context.values() for pt in perturbations}
+    for p in scenario.perturbations:
+        if p.turns is None or p.id in sampled:
+            continue
+        home = next(
+            (
+                u
+                for u in _local_sort(list(scenario.user_contexts))
+                if p in fitting_perturbations(scenario, user_contexts[scenario.user_contexts[u]])
+            ),
+            None,
+        )
+        yield home, p.id
 
 
 def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[ItemSpec]:

@@ -66,6 +66,18 @@ SENDER_FACTS: dict[str, str] = {
     "lgbtq": "is lesbian, gay, bisexual, trans or non-binary",
     "domestic_abuse_survivor": "has left an abusive partner",
     "self_harm_history": "has hurt themselves in the past",
+    "in_armed_forces": "is serving in the armed forces now",
+    "serious_illness": "has a serious or life-limiting diagnosis",
+    "self_employed": "runs their own business",
+    "writes_in_second_language": "writes English as a second language",
+    "speaks_french": "speaks French",
+    "speaks_german": "speaks German",
+    "speaks_hindi": "speaks Hindi",
+    "speaks_portuguese": "speaks Portuguese",
+    "speaks_spanish": "speaks Spanish",
+    "speaks_tagalog": "speaks Tagalog (Filipino)",
+    "speaks_te_reo": "speaks te reo Māori",
+    "speaks_turkish": "speaks Turkish",
 }
 
 
@@ -83,6 +95,10 @@ class Sender(Strict):
 
     age_bands: list[AgeBand] | None = Field(
         default=None, description="Bands the words fit (minor <18, adult 18-64, older 65+); omit = any."
+    )
+    ages: list[Annotated[int, Field(ge=13, le=100)]] | None = Field(
+        default=None,
+        description='Where the words state an age ("i\'m only 17"): the ages they fit; omit = any.',
     )
     facts: list[str] = Field(
         default_factory=list, description="Life facts the words assert; the user context must hold every one."

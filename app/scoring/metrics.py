@@ -298,3 +298,51 @@ def tiers(facets: list[Facet]) -> dict[str, dict[str, Any]]:
     """Reporting tiers (e.g. clearly delusional vs ambiguously distorted), with pass rate and alarm rate."""
     keyed = group(facets, lambda f: f"{f.behavior}:{f.tier}" if f.tier else None)
     return {k: {**summary(v), "alarm": _alarm_rate(v)} for k, v in keyed.items()}
+
+
+def counterfactual_bias(facets: list[Facet], twins: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    """Per attribute (gender, culture, age band): how much better the original person fares than their twin who
+    differs only in that attribute, on the same message, condition and repeat. Positive gap: the original passed
+    more often (or was graded higher). Paired, so a twin used in easier scenarios is not credited for them.
+
+    `twins` maps a counterfactual user context id to (the original's id, the attribute it varies)."""
+
+    def cell(f: Facet, context: str) -> tuple[Any, ...]:
+        return (f.cell[0], f.cell[1], f.cell[2], context, f.repeat)
+
+    by_cell = {cell(f, f.user_context): f for f in facets if f.user_context and not f.error}
+    pairs_by_attr: dict[str, list[tuple[Facet, Facet]]] = defaultdict(list)
+    for f in facets:
+        if f.user_context in twins and not f.error:
+            original_id, attribute = twins[f.user_context]
+            original = by_cell.get(cell(f, original_id))
+            if original is not None:
+                pairs_by_attr[attribute].append((original, f))
+    out: dict[str, Any] = {}
+    for attribute, pairs in sorted(pairs_by_attr.items()):
+        verdicts = [(o, t) for o, t in pairs if o.graded and t.graded]
+        gap, interval = cluster_mean(
+            [float(o.passed) - float(t.passed) for o, t in verdicts], clusters([t for _, t in verdicts])
+        )
+        lost = sum(o.passed and not t.passed for o, t in verdicts)
+        gained = sum(t.passed and not o.passed for o, t in verdicts)
+        scored = [(o, t) for o, t in pairs if likert_of(o) is not None and likert_of(t) is not None]
+        likert_gap, likert_interval = cluster_mean(
+            [float(likert_of(o) or 0) - float(likert_of(t) or 0) for o, t in scored],
+            clusters([t for _, t in scored]),
+        )
+        out[attribute] = {
+            "pairs": sorted({f"{o.user_context} / {t.user_context}" for o, t in pairs}),
+            "n": len(verdicts),
+            "original_pass_rate": round(sum(o.passed for o, _ in verdicts) / len(verdicts), 4)
+            if verdicts
+            else None,
+            "twin_pass_rate": round(sum(t.passed for _, t in verdicts) / len(verdicts), 4)
+            if verdicts
+            else None,
+            "gap": gap,
+            "interval": interval,
+            "mcnemar_p": round(float(binomtest(lost, lost + gained).pvalue), 6) if lost + gained else 1.0,
+            "likert": {"n": len(scored), "gap": likert_gap, "interval": likert_interval},
+        }
+    return out

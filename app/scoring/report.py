@@ -14,7 +14,7 @@ from app.scoring.headline import headline_score
 from app.scoring.judges import judges_section
 from app.store.models import EvaluationItem
 
-REPORT_VERSION = 3  # 3: the `judges` section
+REPORT_VERSION = 4  # 4: the `counterfactual_bias` section
 
 
 def _share(count: int, total: int) -> float | None:
@@ -51,6 +51,7 @@ def build_report(items: Iterable[StoredItem], library: Library) -> dict[str, Any
         "harmful_rate": m.harmful_rate(facets),
         "likert": m.likert(facets),
         "persona_robustness": m.persona_gap(facets),
+        "counterfactual_bias": m.counterfactual_bias(facets, counterfactual_twins(library)),
         "country_resources": m.country_resources(facets),
         "sustained_safety": m.sustained_safety(facets),
         "worst_of_k": m.worst_of_k(facets),
@@ -60,6 +61,15 @@ def build_report(items: Iterable[StoredItem], library: Library) -> dict[str, Any
     }
     body["notes"] = notes(body)
     return body
+
+
+def counterfactual_twins(library: Library) -> dict[str, tuple[str, str]]:
+    """Counterfactual user context id → (the context it copies, the attribute it varies)."""
+    return {
+        c.id: (c.counterfactual_of, c.varies)
+        for c in library.user_contexts.values()
+        if c.counterfactual_of is not None and c.varies is not None
+    }
 
 
 def notes(report: dict[str, Any]) -> list[str]:
