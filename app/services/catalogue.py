@@ -5,8 +5,56 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from app.benchmark.coherence import fits, incoherent_pairs
 from app.benchmark.items import count_suite, scenario_cells
 from app.benchmark.loader import Library
+from app.benchmark.schema import Perturbation
+
+LONG_MESSAGE_WORDS = (100, 400)
+
+
+def _words(p: Perturbation) -> int:
+    return sum(len(turn.split()) for turn in p.user_turns)
+
+
+def _distinct(perturbations: list[Perturbation]) -> list[Perturbation]:
+    """One per distinct text: a message reused by a second scenario is still one message a user wrote."""
+    seen: dict[tuple[str, ...], Perturbation] = {}
+    for p in perturbations:
+        seen.setdefault(tuple(p.user_turns), p)
+    return list(seen.values())
+
+
+def _long_messages(perturbations: list[Perturbation]) -> dict[str, Any]:
+    """Crisis messages of 100–400 words: the long, rambling disclosures short benchmarks never test."""
+    crisis = [p for p in _distinct(perturbations) if p.crisis_category != "no_crisis"]
+    low, high = LONG_MESSAGE_WORDS
+    count = sum(low <= _words(p) <= high for p in crisis)
+    return {"count": count, "share": round(count / len(crisis), 4) if crisis else None, "words": [low, high]}
+
+
+def _ladder_levels(library: Library) -> int:
+    """The most risk levels of one persona a single scenario uses: how finely it can show a reply tracking risk."""
+    best = 0
+    for s in library.scenarios.values():
+        levels: dict[str, set[int]] = {}
+        for ref in s.user_contexts.values():
+            ctx = library.user_contexts[ref]
+            levels.setdefault(ctx.persona, set()).add(ctx.risk_level)
+        best = max([best, *(len(v) for v in levels.values())])
+    return best
+
+
+def _incoherent_expanded(library: Library) -> int:
+    """Full-suite cells whose message contradicts their user context: the expander's filter, checked again."""
+    full = library.suites["full"]
+    count = 0
+    for s in library.scenarios.values():
+        by_id = {p.id: p for p in s.perturbations}
+        for _, u, pt in scenario_cells(s, full, library.conditions, library.user_contexts):
+            if u is not None and not fits(by_id[pt], library.user_contexts[s.user_contexts[u]]):
+                count += 1
+    return count
 
 
 def stats(library: Library) -> dict[str, Any]:
@@ -27,7 +75,11 @@ def stats(library: Library) -> dict[str, Any]:
         "conditions": len(library.conditions),
         "user_contexts": len(library.user_contexts),
         "personas": len({u.persona for u in library.user_contexts.values()}),
-        "countries": len(library.countries),
+        "countries": {
+            "count": len(library.countries),
+            "with_resources": sorted(library.countries),
+            "with_user_contexts": sorted({u.country for u in library.user_contexts.values()}),
+        },
         "multi_turn_scripts": sum(p.turns is not None for p in perturbations),
         "false_positive_scenarios": sum(s.false_positive for s in library.scenarios.values()),
         "items_full": count_suite(library, "full"),
@@ -35,6 +87,15 @@ def stats(library: Library) -> dict[str, Any]:
         "by_pillar": dict(sorted(by_pillar.items())),
         "by_crisis_category": dict(sorted(Counter(p.crisis_category for p in perturbations).items())),
         "by_language_style": dict(sorted(Counter(st for p in perturbations for st in p.style).items())),
+        "messages_by_category": dict(
+            sorted(Counter(p.crisis_category for p in _distinct(perturbations)).items())
+        ),
+        "long_messages": _long_messages(perturbations),
+        "ladder_levels": _ladder_levels(library),
+        "incoherent_pairs": incoherent_pairs(library) + _incoherent_expanded(library),
+        "counterfactual_pairs": dict(
+            sorted(Counter(u.varies for u in library.user_contexts.values() if u.varies).items())
+        ),
     }
 
 

@@ -70,7 +70,7 @@ def library() -> Library:
 def test_meets_the_issue_minimums(library: Library) -> None:
     s = stats(library)
     assert s["scenarios"] >= 40 and s["perturbations"] >= 400 and s["conditions"] >= 6
-    assert s["user_contexts"] >= 12 and s["personas"] >= 12 and s["countries"] >= 12
+    assert s["user_contexts"] >= 12 and s["personas"] >= 12 and s["countries"]["count"] >= 12
     assert s["multi_turn_scripts"] >= 10 and s["false_positive_scenarios"] >= 4 and s["items_full"] >= 5000
     assert 150 <= s["items_quick"] <= 250
     styled = sum(
