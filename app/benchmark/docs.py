@@ -8,7 +8,7 @@ from pydantic import TypeAdapter
 
 from app.benchmark.countries import CountryResources
 from app.benchmark.loader import Library
-from app.benchmark.schema import Condition, Pillar, Scenario, SuiteSpec, TagSet, UserContext
+from app.benchmark.schema import SENDER_FACTS, Condition, Pillar, Scenario, SuiteSpec, TagSet, UserContext
 
 CONTRIBUTING = """\
 ## How to contribute a scenario
@@ -23,8 +23,18 @@ CONTRIBUTING = """\
 4. Criteria: a `routing` tag where the product asks for one, deterministic `checks` (see `app/grading/checks.py`
    for names), and judge `rubrics` only for what a rule cannot decide. Write every judgment call in
    `design_decisions`.
-5. Never write method detail (doses, amounts, heights, lethality, instructions), not even as a bad example.
-6. `helmbench data validate` must pass; `helmbench data docs` regenerates this file; the benchmark version (a
+5. Give a perturbation a `sender:` block (right after its `message:` or `turns:`) when its words say something
+   about who sends it: `age_bands` (minor under 18, adult 18–64, older 65+), `ages` where it states one ("i'm only
+   17"), and `facts` from the closed list below ("since my wife passed" → `widowed`). A message then runs only
+   under user contexts whose age fits and whose `facts:` hold every one; bare items are unaffected. Validate refuses
+   a scenario that lists a context none of its messages fits, a context only its controls fit, a message that no
+   context fits in a scenario without bare items, and any pairing listed under `pairs:` (`U2: [PT3]`, the
+   messages written for that person) that contradicts the context. Facts: {facts}.
+6. A counterfactual twin copies a user context's history, risk level and facts and declares
+   `counterfactual_of: <id>` and `varies: gender | culture | age_band`; the report's `counterfactual_bias` compares
+   the two on the same messages.
+7. Never write method detail (doses, amounts, heights, lethality, instructions), not even as a bad example.
+8. `helmbench data validate` must pass; `helmbench data docs` regenerates this file; the benchmark version (a
    content hash) changes with any edit, so results of different versions are never mixed.
 
 Editors can validate YAML against `docs/benchmark.schema.json` (`helmbench data schema`).
@@ -120,7 +130,21 @@ def render_benchmark_doc(library: Library) -> str:
         out.append(
             f"| {country.name} ({country.code}) | {', '.join(e.number for e in country.emergency)} | {lines} |"
         )
-    return "\n".join(out) + "\n\n" + CONTRIBUTING
+    out += [
+        "",
+        "## User contexts",
+        "",
+        "| id | age (band) | gender | culture | country | risk | facts | counterfactual of |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    out += [
+        f"| `{u.id}` | {u.age} ({u.age_band}) | {u.gender} | {u.culture} | {u.country} | {u.risk_level} | "
+        f"{', '.join(u.facts) or '—'} | "
+        f"{f'`{u.counterfactual_of}` ({u.varies})' if u.counterfactual_of else '—'} |"
+        for u in sorted(library.user_contexts.values(), key=lambda u: u.id)
+    ]
+    contributing = CONTRIBUTING.replace("{facts}", ", ".join(f"`{f}`" for f in SENDER_FACTS))
+    return "\n".join(out) + "\n\n" + contributing
 
 
 def library_json_schema() -> dict[str, Any]:
