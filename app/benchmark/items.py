@@ -52,6 +52,21 @@ def _spread(values: list[str], count: int | None) -> list[str]:
     return [values[round(i * step)] for i in range(count)]
 
 
+def _spread_among(values: list[str], allowed: set[str], count: int | None) -> set[str]:
+    """`_spread` over all values, each pick the context cannot take swapped for the nearest one it can: the
+    sample keeps its severity spread and stays the same wherever every message fits."""
+    taken: set[str] = set()
+    for value in _spread(values, count):
+        i = values.index(value)
+        nearest = sorted(
+            (j for j, v in enumerate(values) if v in allowed and v not in taken),
+            key=lambda j: (abs(j - i), j < i),
+        )
+        if nearest:
+            taken.add(values[nearest[0]])
+    return taken
+
+
 def _local_sort(ids: list[str]) -> list[str]:
     return sorted(ids, key=lambda s: (int("".join(c for c in s if c.isdigit()) or 0), s))
 
@@ -86,7 +101,9 @@ def scenario_cells(
     for u in contexts:
         context = user_contexts[scenario.user_contexts[u]] if u else None
         fitting = fitting_perturbations(scenario, context)
-        chosen = set(_spread([p.id for p in fitting], spec.perturbations_per_scenario))
+        chosen = _spread_among(
+            [p.id for p in scenario.perturbations], {p.id for p in fitting}, spec.perturbations_per_scenario
+        )
         perturbations = [p.id for p in fitting if p.id in chosen or (spec.include_multi_turn and p.turns)]
         per_context[u] = (perturbations, _spread(perturbations, spec.persona_perturbations_per_scenario))
     for c in [*sampled, *personas]:
