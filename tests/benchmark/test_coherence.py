@@ -6,13 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from app.benchmark.coherence import fits, incoherent_pairs
 from app.benchmark.items import count_suite, expand_suite
 from app.benchmark.loader import LibraryError, load_library
 from app.benchmark.schema import Perturbation, Sender, UserContext, age_band
-from app.cli.main import app
 
 TEEN = """\
   - {id: kit-low, persona: kit, name: Kit, age: 16, gender: boy, culture: Australian, country: AU,
@@ -100,19 +98,6 @@ def test_expander_pairs_an_adult_message_only_with_adult_contexts(mini_data_dir:
     assert "P1-B1-S1-C1-U2-PT2" not in codes and "P1-B1-S1-C2-U2-PT2" not in codes
     # 2 conditions × (bare 2 + ana 2 + kit 1) + P4's 1
     assert count_suite(lib, "full") == len(codes) == 2 * 5 + 1
-
-
-def test_validate_refuses_a_context_no_message_fits_naming_both_files(mini_data_dir: Path) -> None:
-    """The ordinary scenario's only message says the sender is widowed; its one context is not."""
-    _edit(
-        mini_data_dir / "scenarios" / "P4-B1-S1.yaml",
-        "severity: -5, crisis_category: no_crisis}",
-        "severity: -5, crisis_category: no_crisis, sender: {facts: [widowed]}}",
-    )
-    result = CliRunner().invoke(app, ["data", "validate", str(mini_data_dir)])
-    assert result.exit_code == 1
-    assert "scenarios/P4-B1-S1.yaml" in result.output and "user_contexts.yaml" in result.output
-    assert "ana-low" in result.output and "widowed" in result.output
 
 
 def test_validate_refuses_when_only_the_controls_fit_a_context(mini_data_dir: Path) -> None:
