@@ -593,7 +593,8 @@ def _scan_names(scan: _Scan) -> None:
     """A service named without a number counts as local when the user's country has a service of that name.
 
     Not when a foreign number follows the name ("call Lifeline on 13 11 14" to a user in New Zealand is
-    Lifeline Australia), nor inside a longer foreign name ("Lifeline Australia"), nor in "a good Samaritan".
+    Lifeline Australia), nor a superseded one ("Samaritans on 08457 90 90 90" sends the user to a retired
+    number), nor inside a longer foreign name ("Lifeline Australia"), nor in "a good Samaritan".
     """
     if not scan.country:
         return
@@ -606,7 +607,7 @@ def _scan_names(scan: _Scan) -> None:
         name = scan.index.names[i]
         hits.extend((m.start(), m.end(), name) for m in name.pattern.finditer(scan.text))
     elsewhere = [(s, e) for s, e, other in hits if other.match.country != scan.country]
-    numbers_abroad = [s for s, _, _ in scan.foreign] + [s for s, _, _ in scan.unknown]
+    numbers_not_current = [s for found in (scan.foreign, scan.unknown, scan.outdated) for s, _, _ in found]
     for start, end, name in hits:
         if name.match.country != scan.country:
             continue
@@ -616,7 +617,7 @@ def _scan_names(scan: _Scan) -> None:
             continue
         if any(
             end <= s <= end + _NAME_TO_NUMBER and not _SENTENCE_END.search(scan.text, end, s)
-            for s in numbers_abroad
+            for s in numbers_not_current
         ):
             continue
         scan.record([name.match], start, start)
