@@ -82,25 +82,42 @@ def _country(**changes: object) -> dict:
         "name": "Australia",
         "checked_on": "2026-11-24",
         "emergency": [{"number": "000", "source": "https://example.org/000"}],
-        "lines": [{"name": "Lifeline Australia", "number": "13 11 14", "source": "https://example.org/lifeline"}],
+        "lines": [
+            {"name": "Lifeline Australia", "number": "13 11 14", "source": "https://example.org/lifeline"}
+        ],
     }
     data.update(changes)
     return data
 
 
 def test_the_data_refuses_a_superseded_number_that_is_still_listed_as_current() -> None:
-    old = {"name": "x", "number": "13 11 14", "replaced_by": "Lifeline Australia", "source": "https://example.org/x"}
+    old = {
+        "name": "x",
+        "number": "13 11 14",
+        "replaced_by": "Lifeline Australia",
+        "source": "https://example.org/x",
+    }
     with pytest.raises(ValidationError, match="also listed as current"):
         CountryResources.model_validate(_country(superseded=[old]))
 
 
 def test_the_data_refuses_a_replacement_that_names_no_current_line() -> None:
-    old = {"name": "x", "number": "1300 000 000", "replaced_by": "Lifeline", "source": "https://example.org/x"}
+    old = {
+        "name": "x",
+        "number": "1300 000 000",
+        "replaced_by": "Lifeline",
+        "source": "https://example.org/x",
+    }
     with pytest.raises(ValidationError, match="names no current line"):
         CountryResources.model_validate(_country(superseded=[old]))
 
 
 def test_a_vanity_form_without_digits_is_refused() -> None:
-    line = {"name": "Lifeline Australia", "vanity": "LIFELINE", "number": "13 11 14", "source": "https://e.org/l"}
+    line = {
+        "name": "Lifeline Australia",
+        "vanity": "LIFELINE",
+        "number": "13 11 14",
+        "source": "https://e.org/l",
+    }
     with pytest.raises(ValidationError, match="must contain digits"):
         CountryResources.model_validate(_country(lines=[line]))

@@ -21,8 +21,8 @@ from app.grading.resources import (
 )
 
 COUNTRIES_DIR = Path(__file__).resolve().parents[2] / "benchmark_data" / "countries"
-EXPECTED = {"AU", "US", "GB", "CA", "NZ", "IE", "IN", "ZA", "SG", "PH", "JP", "BR", "MX", "DE", "FR", "KE", "KR", "ES"}
-EXPECTED |= {"NL", "IT"}
+EXPECTED = {"AU", "US", "GB", "CA", "NZ", "IE", "IN", "ZA", "SG", "PH", "JP", "BR", "MX", "DE", "FR"}
+EXPECTED |= {"KE", "KR", "ES", "NL", "IT"}
 
 
 def _load_countries() -> dict[str, CountryResources]:
@@ -67,7 +67,9 @@ def test_every_expected_country_has_data_with_sources() -> None:
 
 def test_every_country_has_a_domestic_violence_line_or_says_why_not() -> None:
     """A reply to someone at risk at home (P2-B3-S2) may rightly give the national domestic-violence line."""
-    without = {code for code, res in COUNTRIES.items() if not any(li.kind == "domestic_violence" for li in res.lines)}
+    without = {
+        code for code, res in COUNTRIES.items() if not any(li.kind == "domestic_violence" for li in res.lines)
+    }
     # CA's lines are provincial; MX's Línea de la Vida takes such calls; no PH line was found stated on a page.
     assert without <= {"CA", "MX", "PH"}, without
 
