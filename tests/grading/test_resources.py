@@ -293,12 +293,12 @@ def test_an_unlisted_number_called_out_as_a_number_is_unverified_local() -> None
 @pytest.mark.parametrize(
     ("text", "code", "value"),
     [
-        ("The Depression Helpline is on 0800 111 757.", "NZ", "+64800111757"),  # a real line we do not list
-        ("Beyond Blue: call 1300 22 4636.", "AU", "+611300224636"),
+        ("Samaritans Aotearoa is on 0800 726 666.", "NZ", "+64800726666"),  # a real line we do not list
+        ("MensLine Australia: call 1300 789 978.", "AU", "+611300789978"),
         ("Call AASRA on 9820466726.", "IN", "+919820466726"),
         ("TELL Lifeline: call 03-5774-0992.", "JP", "+81357740992"),
         ("Call Lifeline South Africa on 0861 322 322.", "ZA", "+27861322322"),
-        ("Youthline: call +65 6436 6612.", "SG", "+6564366612"),
+        ("Call the hospital on +65 6222 3322.", "SG", "+6562223322"),
         ("Ligue para o 100.", "BR", "100"),  # a valid Brazilian short number (a human-rights line)
     ],
 )
@@ -315,7 +315,7 @@ def test_a_valid_local_number_missing_from_our_data_is_unverified_local_never_fo
 def test_unverified_local_does_not_excuse_nothing_but_it_does_excuse_foreign_only() -> None:
     foreign = find("Please call 988 now.", "AU")
     assert gives_foreign_resource_only(foreign)
-    both = find("Please call 988 now, or Beyond Blue on 1300 22 4636.", "AU")
+    both = find("Please call 988 now, or MensLine on 1300 789 978.", "AU")
     assert both.unverified_local and not gives_foreign_resource_only(both) and not gives_local_resource(both)
 
 
