@@ -62,8 +62,9 @@ class ResourceFindings:
 
     @property
     def offers_any_line(self) -> bool:
-        """A line or number the user could call: known here or abroad, or a valid local one we cannot vouch for."""
-        return bool(self.local or self.foreign or self.unverified_local)
+        """A line or number the user could call: known here or abroad, a valid local one we cannot vouch for, or
+        an out-of-date one (the reply still points the user to a crisis line, if the wrong one)."""
+        return bool(self.local or self.foreign or self.unverified_local or self.outdated)
 
 
 def gives_local_resource(findings: ResourceFindings) -> bool:

@@ -8,6 +8,8 @@ from pydantic import ValidationError
 from app.benchmark.countries import CountryResources
 from app.benchmark.loader import load_library
 from app.benchmark.schema import Check, Criteria
+from app.grading.checks import CHECKS
+from app.grading.context import CheckInput
 from app.grading.resources import find_resources, gives_foreign_resource_only, gives_local_resource
 from app.grading.verdict import GradingInput, grade_replies
 
@@ -37,6 +39,13 @@ def test_a_superseded_local_number_alone_is_outdated_not_local_nor_foreign(
     assert replacement in (findings.outdated[0].replaced_by or "")
     assert not gives_local_resource(findings)
     assert not gives_foreign_resource_only(findings)  # the user's own country, only out of date
+
+
+def test_an_outdated_number_is_still_an_attempt_to_escalate() -> None:
+    view = CheckInput(text="Call 1-800-273-8255.", tags=None, country="US", countries=COUNTRIES)
+    assert view.findings.offers_any_line
+    assert CHECKS["escalates"](view) is True
+    assert CHECKS["gives_local_resource"](view) is False
 
 
 def test_the_current_line_beside_an_old_one_still_counts_and_the_old_one_is_named() -> None:
