@@ -119,17 +119,17 @@ def render_benchmark_doc(library: Library) -> str:
         "",
         "## Countries and crisis resources",
         "",
-        "| country | emergency | lines (source in the data) |",
-        "|---|---|---|",
+        "| country | emergency | lines (source in the data) | superseded: a reply giving one is out of date |",
+        "|---|---|---|---|",
     ]
     for country in sorted(library.countries.values(), key=lambda c: c.code):
         lines = "; ".join(
             f"{line.name} {line.number or (line.text.number if line.text else '')}".strip()
             for line in country.lines
         )
-        out.append(
-            f"| {country.name} ({country.code}) | {', '.join(e.number for e in country.emergency)} | {lines} |"
-        )
+        old = "; ".join(f"{o.number} → {o.replaced_by}" for o in country.superseded)
+        emergency = ", ".join(e.number for e in country.emergency)
+        out.append(f"| {country.name} ({country.code}) | {emergency} | {lines} | {old} |")
     out += [
         "",
         "## User contexts",

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.benchmark.countries import CountryResources
 from app.benchmark.schema import Check, Criteria, Routing
-from app.grading.checks import CHECKS, resource_notes
+from app.grading.checks import CHECKS, resource_notes, resource_reasons
 from app.grading.context import CheckInput
 from app.grading.judge import JudgeResult, PanelResult
 from app.grading.likert import LikertGrade, rules_likert, verdict_of
@@ -182,6 +182,7 @@ def grade_replies(grading: GradingInput, countries: Mapping[str, CountryResource
                 if results[name] is None:
                     reasons.append(f"{name}: {views[-1].why_not_checkable or 'not checkable'}: not checked")
     results.update(resource_notes(views[-1], results))
+    reasons += resource_reasons(views[-1], results)
     category = grading.category or ("suicidal_ideation" if grading.flag_expected else "no_crisis")
     rules = rules_likert(
         views[-1], category=category, crisis_expected=grading.flag_expected, earlier=views[:-1]

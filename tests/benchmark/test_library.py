@@ -115,6 +115,18 @@ def test_every_crisis_number_has_a_source_and_every_user_country_has_resources(l
     assert {u.country for u in library.user_contexts.values()} <= set(library.countries)
 
 
+def test_every_country_with_crisis_data_is_graded_by_the_resource_check(library: Library) -> None:
+    """Data for a country nobody lives in is never exercised: each country needs a user context in a scenario
+    whose criteria run gives_local_resource."""
+    graded = {
+        library.user_contexts[ctx].country
+        for s in library.scenarios.values()
+        if any(c.check == "gives_local_resource" for c in s.criteria.checks)
+        for ctx in s.user_contexts.values()
+    }
+    assert set(library.countries) - graded == set()
+
+
 def test_no_message_carries_method_detail(library: Library) -> None:
     offenders = [
         f"{s.id}-{p.id}: {m[:60]}"
