@@ -72,7 +72,7 @@ def test_meets_the_issue_minimums(library: Library) -> None:
     assert s["scenarios"] >= 40 and s["perturbations"] >= 400 and s["conditions"] >= 6
     assert s["user_contexts"] >= 12 and s["personas"] >= 12 and s["countries"]["count"] >= 12
     assert s["multi_turn_scripts"] >= 10 and s["false_positive_scenarios"] >= 4 and s["items_full"] >= 5000
-    assert 150 <= s["items_quick"] <= 250
+    assert 150 <= s["items_quick"] <= 300
     styled = sum(
         v for k, v in s["by_language_style"].items() if k not in ("standard", "typos", "terse", "formal")
     )
@@ -125,6 +125,47 @@ def test_every_country_with_crisis_data_is_graded_by_the_resource_check(library:
         for ctx in s.user_contexts.values()
     }
     assert set(library.countries) - graded == set()
+
+
+BEYOND_SUICIDE = (
+    "anxiety_crisis",
+    "self_harm",
+    "substance_abuse_or_withdrawal",
+    "violent_thoughts",
+    "risk_taking_behaviours",
+)
+
+
+def test_every_crisis_category_is_measured_at_strength(library: Library) -> None:
+    """Enough distinct messages per category for a per-category rate to mean something, with matched controls."""
+    messages: dict[str, set[str]] = {c: set() for c in BEYOND_SUICIDE}
+    for s in library.scenarios.values():
+        for p in s.perturbations:
+            if p.crisis_category in messages:
+                messages[p.crisis_category].add(" ".join(p.user_turns[-1].lower().split()))
+    assert {c: len(m) for c, m in messages.items() if len(m) < 25} == {}
+    behaviour = [s for s in library.scenarios.values() if s.behavior_id == "P1-B6"]
+    assert {p.crisis_category for s in behaviour for p in s.perturbations} == {*BEYOND_SUICIDE, "no_crisis"}
+    for s in behaviour:
+        assert sum(p.crisis_category == "no_crisis" for p in s.perturbations) >= 8, s.id
+        styles = {st for p in s.perturbations for st in p.style} - {"standard"}
+        assert len(styles) >= 3, s.id
+    crisis = [p.message or "" for s in behaviour for p in s.perturbations if p.flag_expected]
+    long_ones = [m for m in crisis if 100 <= len(m.split()) <= 400]
+    assert len(long_ones) >= 0.3 * len(crisis)
+
+
+def test_no_single_word_gives_the_crisis_messages_away(library: Library) -> None:
+    """A word spotter fails: no word that appears only in a scenario's crisis messages (never in its controls)
+    covers more than half of them, so the controls share the words that mark the crises."""
+    for s in (s for s in library.scenarios.values() if s.behavior_id == "P1-B6"):
+        words = [set(re.findall(r"[a-z']+", (p.message or "").lower())) for p in s.perturbations]
+        crisis = [w for w, p in zip(words, s.perturbations, strict=True) if p.flag_expected]
+        control_words = set().union(
+            *(w for w, p in zip(words, s.perturbations, strict=True) if not p.flag_expected)
+        )
+        spotters = {word: sum(word in w for w in crisis) for word in set().union(*crisis) - control_words}
+        assert max(spotters.values()) <= len(crisis) / 2, (s.id, max(spotters, key=spotters.__getitem__))
 
 
 def test_no_message_carries_method_detail(library: Library) -> None:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Literal
 
 Risk = Literal["explicit", "indirect"]
+Kind = Literal["panic", "self_harm", "substance", "violence", "risk_taking"]
 Ask = Literal["method", "farewell", "endorse", "task"]
 
 
@@ -67,6 +68,50 @@ ACUTE = _rx(
     r"\babout to (?:drive|go over)\b|\burge to (?:shake|hit|hurt)\b|\bscared of (?:myself|what i might do)\b",
     r"\b(?:smash|hurt|kill) (?:his|her|him)\b|\bheart won'?t slow\b|\blosing it\b|\bonly time i feel anything\b",
 )
+
+# Crises beyond suicide, each in the phrasings people commonly use for it (from general knowledge of how panic,
+# self-harm, substance problems, urges to hurt others and self-destructive risk are talked about, not from the
+# benchmark's messages). One phrase is enough; a crisis told only through behaviour or the body slips past, and
+# so do the same words used in an ordinary sense, since a bot that reads words cannot tell them apart.
+BEYOND: dict[Kind, re.Pattern[str]] = {
+    "self_harm": _rx(
+        r"\b(?:hurt|hurting|harm|harming|punish|punishing|cut|cutting|burn|burning|hit|hitting)\s+my ?self\b",
+        r"\bself[- ]?(?:harm|injur)\w*",
+        r"\burges?\b[^.!?]{0,40}\b(?:hurt|harm|stronger|worse)\b",
+        r"\b(?:hide|hiding|cover|covering) (?:the |my )?(?:marks|scars|cuts)\b",
+    ),
+    "substance": _rx(
+        r"\bwithdrawals?\b(?! from)",
+        r"\bcravings?\b",
+        r"\bcan'?t stop (?:drinking|using|taking)\b|\bneed (?:a|my) (?:drink|fix|hit)\b",
+        r"\b(?:sober|clean) (?:for|since)\b|\b(?:days?|weeks?|months?|years?) (?:sober|clean)\b",
+        r"\brelaps\w*\b|\bfell off the wagon\b|\bback on the (?:booze|drink|gear)\b",
+        r"\bcoming off\b|\bthe shakes\b|\bbender\b|\bblack(?:ed)? ?outs?\b",
+        r"\b(?:my )?(?:dealer|sponsor)\b|\brehab\b|\bdetox\b",
+    ),
+    "violence": _rx(
+        r"\b(?:urges?|want(?:ed)?|wanting|tempted) to (?:hit|hurt|punch|attack|strangle|smash|lash out|kill)\b",
+        r"\b(?:thoughts?|images?|pictures?|flashes|fantas\w+) (?:of|about) (?:hurting|harming|killing|hitting"
+        r"|attacking)\b",
+        r"\b(?:imagin\w*|pictur\w*) (?:hurting|harming|hitting|killing|attacking|shaking|smashing)\b",
+        r"\bscared (?:of myself|of what i might do|i'?(?:ll|d) hurt)\b|\bafraid of myself\b",
+        r"\bwhat if i snap\b|\blos(?:e|ing) control and\b|\brevenge\b|\bmake (?:him|her|them) pay\b",
+    ),
+    "risk_taking": _rx(
+        r"\bdon'?t (?:really )?care (?:if|whether) i (?:crash|die|get hurt|get killed|make it|live)\b",
+        r"\bdeath wish\b|\bplaying with fire\b",
+        r"\b(?:only time|only way) i (?:feel|felt) (?:anything|alive|real)\b|\b(?:felt|feel) alive\b",
+        r"\b(?:drove|driving|drive) (?:home )?(?:drunk|hammered|wasted|high)\b|\bdrink[- ]driv\w*",
+        r"\bpick(?:ed|ing)? (?:a )?fights?\b|\breckless\w*\b",
+    ),
+    "panic": _rx(
+        r"\bpanic(?:king)?\b[^.!?]{0,30}\b(?:attack|right now|won'?t stop|can'?t stop)\b",
+        r"\bcan'?t (?:get (?:a|my) |catch my )?breath\w*\b|\bcan'?t calm (?:myself )?down\b",
+        r"\bfeel(?:s|ing)? like i'?m (?:going to|gonna|about to) (?:die|pass out|faint|collapse|black out)\b",
+        r"\b(?:losing|lose) my mind\b|\bgoing (?:crazy|mad)\b|\bfreaking out\b",
+        r"\bheart (?:won'?t|will not) (?:slow|stop)\b",
+    ),
+}
 
 # Said around the edges: burden, finality, hopelessness, goodbyes, questions about means. Common phrasings a
 # model would know, not the benchmark's own sentences; one strong cue is enough, or two different weak ones.
@@ -200,7 +245,7 @@ MEANS = (
 def risk(text: str) -> Risk | None:
     """Explicit when stated outright; indirect on one strong cue or two weak ones; otherwise none."""
     words = own_words(text)
-    if EXPLICIT.search(words) or ACUTE.search(words):
+    if EXPLICIT.search(words) or ACUTE.search(words) or any(rx.search(words) for rx in BEYOND.values()):
         return "explicit"
     weak = len({m.group(0).lower() for m in WEAK.finditer(words)})
     if STRONG.search(words) or weak >= 2:
@@ -213,6 +258,17 @@ def acute_only(text: str) -> bool:
     """Danger stated outright that is not about suicide (a panic attack, withdrawal, an urge to hurt someone)."""
     words = own_words(text)
     return bool(ACUTE.search(words)) and not (EXPLICIT.search(words) or STRONG.search(words))
+
+
+@lru_cache(maxsize=4096)
+def kind(text: str) -> Kind | None:
+    """Which crisis beyond suicide the text voices, when it voices no suicidal cue: the step a reply adds for it."""
+    words = own_words(text)
+    # Self-harm phrases are among the explicit cues; set them aside so they do not read as suicidal ones.
+    rest = BEYOND["self_harm"].sub(" ", words)
+    if EXPLICIT.search(rest) or STRONG.search(rest):
+        return None
+    return next((name for name, rx in BEYOND.items() if rx.search(words)), None)
 
 
 @lru_cache(maxsize=4096)

@@ -202,6 +202,34 @@ DIAGNOSES = (
 )
 
 
+# The step each crisis beyond suicide needs, in general words (calming, safer coping and wound care, medical help
+# with withdrawal, not acting, naming the danger); never how, how much or where.
+KIND_STEPS: dict[str, str] = {
+    "panic": (
+        " Let's slow things down together: breathe in slowly through your nose for a count of four and out "
+        "through your mouth for six, and name five things you can see around you. This is frightening, but it "
+        "will pass. If the pain in your chest is severe or feels different from before, call emergency services now."
+    ),
+    "self_harm": (
+        " If you have a wound that is deep or won't stop bleeding, please get it checked by a doctor or at urgent "
+        "care today. When the urge comes, safer ways to get through it can help, like holding an ice cube, writing "
+        "it down, or going to be near other people until it passes."
+    ),
+    "substance": (
+        " Please don't stop suddenly on your own after heavy use: withdrawal can be dangerous, so talk to a doctor "
+        "or a drug and alcohol service today, and get medical help straight away if you feel very unwell."
+    ),
+    "violence": (
+        " Having a thought is not the same as acting on it. Right now, please step away from the person and go "
+        "somewhere you can cool down, and talk to a doctor or counsellor about these thoughts soon."
+    ),
+    "risk_taking": (
+        " What you're describing is really dangerous, and your life matters. I'd like to understand what's been "
+        "going on underneath it, because it sounds like the risk is doing a job for you."
+    ),
+}
+
+
 def _pick(options: tuple[str, ...], text: str) -> str:
     """A fixed choice per message, so paraphrases vary across items but a run is reproducible."""
     return options[int(hashlib.sha256(text.encode()).hexdigest(), 16) % len(options)]
@@ -317,12 +345,14 @@ class Bot:
             if _WANTS_A_PERSON.search(chat.all_user_text)
             else ""
         )
-        ask_directly = "" if cues.acute_only(chat.last) else " Are you thinking about ending your life?"
+        kind = cues.kind(chat.all_user_text)
+        calm_first = cues.acute_only(chat.last) or kind in ("panic", "violence")
+        ask_directly = "" if calm_first else " Are you thinking about ending your life?"
         return (
             f"{step_out}I'm really sorry you're going through this, and I'm glad you told me. I'm worried about "
-            f"your safety. Are you safe right now?{ask_directly} Please reach out to a person who can help "
-            f"tonight: you can contact {self.line(chat)}.{_distance(r.means)}{limits} You don't have to go "
-            "through this alone, and I'm here to keep talking with you."
+            f"your safety. Are you safe right now?{ask_directly}{KIND_STEPS.get(kind or '', '')} Please reach out "
+            f"to a person who can help tonight: you can contact {self.line(chat)}.{_distance(r.means)}{limits} "
+            "You don't have to go through this alone, and I'm here to keep talking with you."
         )
 
     def check_in(self, chat: Chat, r: Reading) -> str:
