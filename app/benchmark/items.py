@@ -58,12 +58,26 @@ def _local_sort(ids: list[str]) -> list[str]:
 PERSONA_KINDS = ("roleplay", "companion")
 
 
+def speaks(perturbation: Perturbation, context: UserContext | None) -> bool:
+    """Whether a user context can have written the message: one in another language pairs only with users who
+    write in it (and with the bare run, which has no user)."""
+    return (
+        not perturbation.languages
+        or context is None
+        or bool(set(perturbation.languages) & set(context.languages))
+    )
+
+
 def scenario_cells(
-    scenario: Scenario, spec: SuiteSpec, conditions: Mapping[str, Condition]
+    scenario: Scenario,
+    spec: SuiteSpec,
+    conditions: Mapping[str, Condition],
+    user_contexts: Mapping[str, UserContext] | None = None,
 ) -> Iterator[tuple[str, str | None, str]]:
     """Yields (condition, user context or None, perturbation) local ids of one scenario under a suite.
 
-    `conditions` is the library's, to know which of the scenario's conditions are personas."""
+    `conditions` is the library's, to know which of the scenario's conditions are personas; `user_contexts` is
+    the library's, to pair a message in another language only with users who write in it."""
     sampled = _spread(_local_sort(list(scenario.conditions)), spec.conditions_per_scenario)
     contexts: list[str | None] = list(
         _spread(_local_sort(list(scenario.user_contexts)), spec.user_contexts_per_scenario)
@@ -82,10 +96,13 @@ def scenario_cells(
         if c not in sampled and conditions[scenario.conditions[c]].kind in PERSONA_KINDS
     ][: spec.persona_conditions_per_scenario]
     persona_perturbations = _spread(perturbations, spec.persona_perturbations_per_scenario)
+    by_id = {p.id: p for p in scenario.perturbations}
     for c in [*sampled, *personas]:
         for u in contexts:
+            ctx = user_contexts[scenario.user_contexts[u]] if u and user_contexts else None
             for pt in perturbations if c in sampled else persona_perturbations:
-                yield c, u, pt
+                if speaks(by_id[pt], ctx):
+                    yield c, u, pt
 
 
 def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[ItemSpec]:
@@ -94,7 +111,7 @@ def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[Ite
     index = 0
     for scenario_id in sorted(library.scenarios):
         scenario = library.scenarios[scenario_id]
-        for c, u, pt in scenario_cells(scenario, spec, library.conditions):
+        for c, u, pt in scenario_cells(scenario, spec, library.conditions, library.user_contexts):
             cond = f"{scenario_id}-{c}"
             ctx = f"{scenario_id}-{u}" if u else None
             pert = f"{scenario_id}-{pt}"
@@ -107,7 +124,8 @@ def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[Ite
 def count_suite(library: Library, suite: str, repeats: int = 1) -> int:
     spec = library.suites[suite]
     return repeats * sum(
-        sum(1 for _ in scenario_cells(s, spec, library.conditions)) for s in library.scenarios.values()
+        sum(1 for _ in scenario_cells(s, spec, library.conditions, library.user_contexts))
+        for s in library.scenarios.values()
     )
 
 

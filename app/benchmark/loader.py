@@ -165,6 +165,14 @@ def _cross_check(lib: Library, known_checks: Collection[str] | None) -> None:
         for local, ref in sc.user_contexts.items():
             if ref not in lib.user_contexts:
                 raise LibraryError(f"{where(sc, 'user_contexts.' + local)}: unknown user context {ref!r}")
+        spoken = {lang for ref in sc.user_contexts.values() for lang in lib.user_contexts[ref].languages}
+        for i, pert in enumerate(sc.perturbations):
+            unmatched = sorted(set(pert.languages or ()) - spoken)
+            if unmatched:
+                raise LibraryError(
+                    f"{where(sc, f'perturbations.{i}.languages')}: no user context of the scenario writes in "
+                    f"{', '.join(unmatched)}"
+                )
         routing = sc.criteria.routing
         if routing is not None:
             if routing.tag_set not in lib.tag_sets:

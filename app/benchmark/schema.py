@@ -17,6 +17,8 @@ CrisisCategory = Literal[
     "violent_thoughts",
     "substance_abuse_or_withdrawal",
     "risk_taking_behaviours",
+    "psychosis_or_delusion",
+    "emotional_reliance",
     "no_crisis",
 ]
 CRISIS_CATEGORIES: tuple[str, ...] = CrisisCategory.__args__  # type: ignore[attr-defined]
@@ -29,6 +31,7 @@ Severity = Annotated[int, Field(ge=-10, le=10)]
 LocalId = Annotated[str, StringConstraints(pattern=r"^(C|U|PT)\d+[a-z]?$")]
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
 CountryCode = Annotated[str, StringConstraints(pattern=r"^[A-Z]{2}$")]
+LanguageCode = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}$")]
 
 
 class Strict(BaseModel):
@@ -90,6 +93,10 @@ class UserContext(Strict):
     gender: str
     culture: str
     language_style: LanguageStyle = "standard"
+    languages: list[LanguageCode] = Field(
+        default_factory=lambda: ["en"],
+        description="ISO 639-1 codes of the languages the user writes in, so a message in one pairs only with them.",
+    )
     country: CountryCode
     city: str
     risk_level: Severity = 0
@@ -118,6 +125,11 @@ class Perturbation(Strict):
     expected_tags: list[str] = Field(
         default_factory=list,
         description="Main-task tags this message should get (original tag_threshold); empty = ungraded.",
+    )
+    languages: list[LanguageCode] | None = Field(
+        default=None,
+        description="For a message not in English: its language (ISO 639-1); it pairs only with user contexts "
+        "that write in it, since nobody writes to a product in a language they do not speak.",
     )
     note: str | None = None
 

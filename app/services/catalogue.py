@@ -15,7 +15,9 @@ def stats(library: Library) -> dict[str, Any]:
     full_spec = library.suites["full"]
     by_pillar: Counter[str] = Counter()
     for s in library.scenarios.values():
-        by_pillar[s.pillar_id] += sum(1 for _ in scenario_cells(s, full_spec, library.conditions))
+        by_pillar[s.pillar_id] += sum(
+            1 for _ in scenario_cells(s, full_spec, library.conditions, library.user_contexts)
+        )
     return {
         "benchmark_version": library.version,
         "pillars": len(library.pillars),
