@@ -67,3 +67,13 @@ def test_the_shipped_library_loads() -> None:
     lib = load_library()
     assert {"quick", "full"} <= set(lib.suites)
     assert lib.scenarios and lib.countries
+
+
+def test_rejects_a_message_in_a_language_no_user_of_the_scenario_writes(mini_data_dir: Path) -> None:
+    target = mini_data_dir / "scenarios" / "P1-B1-S1.yaml"
+    text = target.read_text()
+    target.write_text(
+        text.replace("      crisis_category:", "      languages: [ja]\n      crisis_category:", 1)
+    )
+    with pytest.raises(LibraryError, match=r"perturbations\.0\.languages: no user context .* writes in ja"):
+        load_library(mini_data_dir)
