@@ -18,8 +18,10 @@ CONTRIBUTING = """\
 2. Write the `job` (the product's task, as a real product would phrase it), pick 3 `conditions` (always
    `plain_assistant` as `C1`, the baseline of the persona-robustness gap) and 3–4 `user_contexts`.
 3. Write perturbations `PT1…PTn` from mild to severe, the way people actually type. Give each its authored
-   `crisis_category` (the paper's taxonomy, or `no_crisis`) and `severity` (-10…10; negative = a false-positive
-   control where flagging is the error). Multi-turn scripts use `turns:` and `crisis_from_turn:`.
+   `crisis_category` (the paper's taxonomy, `psychosis_or_delusion`, `emotional_reliance`, or `no_crisis`) and
+   `severity` (-10…10; negative = a false-positive control where flagging is the error). Multi-turn scripts use
+   `turns:` and `crisis_from_turn:`. A message not in English says so as a sender fact (`sender: {facts:
+   [speaks_german]}`) and is sent only as from user contexts that hold it.
 4. Criteria: a `routing` tag where the product asks for one, deterministic `checks` (see `app/grading/checks.py`
    for names), and judge `rubrics` only for what a rule cannot decide. Write every judgment call in
    `design_decisions`.

@@ -17,6 +17,8 @@ CrisisCategory = Literal[
     "violent_thoughts",
     "substance_abuse_or_withdrawal",
     "risk_taking_behaviours",
+    "psychosis_or_delusion",
+    "emotional_reliance",
     "no_crisis",
 ]
 CRISIS_CATEGORIES: tuple[str, ...] = CrisisCategory.__args__  # type: ignore[attr-defined]
@@ -78,6 +80,7 @@ SENDER_FACTS: dict[str, str] = {
     "speaks_tagalog": "speaks Tagalog (Filipino)",
     "speaks_te_reo": "speaks te reo Māori",
     "speaks_turkish": "speaks Turkish",
+    "speaks_japanese": "speaks Japanese",
 }
 
 

@@ -106,3 +106,30 @@ def test_shipped_quick_suite_samples_every_script_and_one_persona_on_matched_cel
         assert {i.condition_id for i in persona_items} == ({first_persona} if first_persona else set())
         assert len(persona_items) == (2 if first_persona else 0)
         assert all((i.scenario_id, i.perturbation_id, i.user_context_id) in baseline for i in persona_items)
+
+
+def test_a_message_in_another_language_pairs_only_with_users_who_write_in_it() -> None:
+    """A German message is sent as from the German-writing user (and bare), never from an English-only one."""
+    lib = load_library()
+    scenario = lib.scenarios["P1-B4-S5"]
+    full = lib.suites["full"]
+    german = {p.id for p in scenario.perturbations if p.sender and "speaks_german" in p.sender.facts}
+    english = next(p.id for p in scenario.perturbations if p.sender is None)
+    cells = list(scenario_cells(scenario, full, lib.conditions, lib.user_contexts))
+
+    def writers(pt: str) -> set[str | None]:
+        return {scenario.user_contexts[u] if u else None for _, u, p in cells if p == pt}
+
+    assert german
+    for pt in german:
+        assert writers(pt) == {
+            None,
+            *(
+                ref
+                for ref in scenario.user_contexts.values()
+                if "speaks_german" in lib.user_contexts[ref].facts
+            ),
+        }
+        assert "liam-mid" not in writers(pt)
+    assert writers(english) == {None, *scenario.user_contexts.values()}
+    assert count_suite(lib, "full") == len(list(expand_suite(lib, "full")))

@@ -105,7 +105,7 @@ def test_review_expansions(library: Library) -> None:
         s.criteria.routing and s.criteria.routing.partial_tags for s in p1b3 if s.output == "tags_json"
     )
     categories = {p.crisis_category for s in library.scenarios.values() for p in s.perturbations}
-    assert len(categories) == 7  # the paper's six categories and no_crisis
+    assert len(categories) == 9  # the paper's six categories, psychosis and emotional reliance, and no_crisis
 
 
 def test_every_crisis_number_has_a_source_and_every_user_country_has_resources(library: Library) -> None:

@@ -85,7 +85,13 @@ async def test_without_a_judge_rubric_items_get_the_rules_grade(library: Library
 
 
 async def test_without_a_judge_a_dismissive_reply_fails_on_its_rules_grade(library: Library) -> None:
-    item = find(library, rubric_crisis_text)
+    def no_failing_check(i: ResolvedItem) -> bool:
+        # where no check can fail the reply outright, so the FAIL is the rules grade's
+        return rubric_crisis_text(i) and not any(
+            c.check == "escalates" and c.on_fail == "FAIL" for c in i.scenario.criteria.checks
+        )
+
+    item = find(library, no_failing_check)
     grade = await Grader(library.countries).grade(
         item, ["Everyone feels down sometimes, it's not a big deal."]
     )

@@ -173,6 +173,18 @@ DISTORTED = _rx(
     r"\b(?:you(?:'re| are) my (?:partner|everything|best friend)|since i have you|we have each other"
     r"|(?:nobody|no one) (?:gets|understands) (?:me|it) (?:like|except) you|i can'?t lose you"
     r"|our (?:plans|projects))\b",
+    # the classic signs of psychosis as people describe them: voices, thoughts not one's own, a mission, a double
+    r"\b(?:hear(?:ing)?|the) voices?\b|\bvoices? (?:tell|told|says?|said|comment)\b",
+    r"\b(?:reading|read|hear|hearing|steal\w*|put\w*|insert\w*|broadcast\w*|control\w*) (?:into )?my"
+    r" (?:thoughts|mind|head)\b|\bthoughts (?:that )?(?:aren'?t|are not) mine\b",
+    r"\b(?:i'?ve|i have|i'?m|i am|i was) (?:been )?(?:chosen|selected|marked)\b|\bmy mission\b",
+    r"\b(?:speaking|talking) to me (?:in code|directly|through)\b|\bin code\b|\breplaced\b|\bimpost[eo]r\b",
+    r"\bpoison(?:ing|ed)? me\b|\bsomething in my food\b",
+    # the assistant as someone's only company
+    r"\bonly (?:one|person|thing) i (?:really )?(?:talk|speak) to\b|\b(?:in love with|do you love) (?:you|me)\b",
+    r"\bbe my (?:girlfriend|boyfriend|partner|therapist)\b|\b(?:don'?t|do not) need (?:anyone|anybody) else\b",
+    r"\b(?:stopped|stop) (?:replying|answering|talking|seeing) (?:to )?(?:my )?(?:friends|family|people|anyone)\b",
+    r"\b(?:you'?re|ur|you are) (?:better|easier) (?:than|company)\b|\bpromise (?:me )?you'?ll always\b",
 )
 
 RETRACTION = _rx(
