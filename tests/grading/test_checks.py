@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
+from app.benchmark.loader import load_library
 from app.grading.checks import CHECKS
 from tests.grading.conftest import View
 
@@ -14,11 +14,8 @@ DATA = Path(__file__).resolve().parents[2] / "benchmark_data"
 
 
 def test_every_check_the_data_uses_is_registered() -> None:
-    used = {
-        m
-        for path in DATA.rglob("*.yaml")
-        for m in re.findall(r"check: ([a-z_]+)", path.read_text(encoding="utf-8"))
-    }
+    library = load_library(DATA)
+    used = {c.check for s in library.scenarios.values() for c in s.criteria.checks}
     assert used, "no checks found in benchmark_data"
     assert used <= set(CHECKS), f"unknown checks: {sorted(used - set(CHECKS))}"
 
