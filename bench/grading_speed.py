@@ -38,6 +38,7 @@ from app.grading import verdict as verdict_module
 from app.grading.context import user_turns
 from app.grading.grader import Grader
 from app.grading.verdict import Grade
+from tests.grading.likert.speed import reference_unit
 from tests.scoring.bots import BOT_NAMES, Bot
 
 Pair = tuple[str, ResolvedItem, list[str]]
@@ -214,6 +215,7 @@ def main(argv: list[str] | None = None) -> None:
         flush=True,
     )
     timed(pairs[:200], grader, cold)  # imports, compiled patterns, the resource index
+    unit = reference_unit()
     seconds, records = timed(pairs, grader, cold)
     ms = [s * 1000 for s in seconds]
     result: dict[str, Any] = {
@@ -225,10 +227,12 @@ def main(argv: list[str] | None = None) -> None:
         "p99_ms": _percentile(ms, 0.99),
         "mean_ms": statistics.fmean(ms),
         "load": os.getloadavg()[0],
+        "reference_unit_us": unit,
     }
     print(
         f"CPU per graded item: median {result['median_ms']:.3f} ms, p90 {result['p90_ms']:.3f} ms, "
-        f"p99 {result['p99_ms']:.3f} ms, mean {result['mean_ms']:.3f} ms",
+        f"p99 {result['p99_ms']:.3f} ms, mean {result['mean_ms']:.3f} ms; median = "
+        f"{result['median_ms'] * 1000 / unit:.1f} reference units (sum(range(1000)) took {unit:.1f} µs here)",
         flush=True,
     )
     if args.golden:

@@ -158,15 +158,13 @@ class Stems:
         self.stems = tuple(stems)
         self._automaton = ahocorasick.Automaton()
         for stem in self.stems:
-            self._automaton.add_word(stem, len(stem))
+            self._automaton.add_word(stem, None)
         if self.stems:
             self._automaton.make_automaton()
 
-    def ends(self, text: str) -> Iterator[int]:
-        """Where each occurrence of a stem in `text` ends (the index of its last character)."""
-        if not self.stems:
-            return iter(())
-        return (end for end, _ in self._automaton.iter(text))
+    def ends(self, text: str) -> Iterator[tuple[int, None]]:
+        """(where it ends, None) for each occurrence of a stem in `text`, in the order of where they end."""
+        return self._automaton.iter(text) if self.stems else iter(())
 
 
 @lru_cache(maxsize=1024)
@@ -180,14 +178,23 @@ def sentences_with(text: str, stems: Stems | Iterable[str]) -> list[str]:
 
     Checks pass the stems every one of their patterns needs, so the grammar (a regex tried at every position, the
     slow part) runs only on the few sentences that could match. A stem belongs to the sentence its last character
-    is in.
+    is in; stems are found in the order they end, so those that end before the next sentence starts are skipped.
     """
     starts, sentences = _sentence_spans(text)
     if not starts:
         return []
     found = stems if isinstance(stems, Stems) else Stems(stems)
-    hits = {max(0, bisect_right(starts, end) - 1) for end in found.ends(_padded(text))}
-    return [sentences[i] for i in sorted(hits)]
+    hits: list[str] = []
+    last, next_start = len(starts) - 1, -1
+    for end, _ in found.ends(_padded(text)):
+        if end < next_start:
+            continue
+        index = max(0, bisect_right(starts, end) - 1)
+        hits.append(sentences[index])
+        if index == last:
+            break
+        next_start = starts[index + 1]
+    return hits
 
 
 # ----------------------------------------------------------------------------------------------------
