@@ -1,4 +1,5 @@
-"""`make bench`: the runner end to end against the mock, inspect-ai on the same mock, faults, memory at scale.
+"""`make bench`: the runner end to end against the mock, inspect-ai on the same mock, faults, memory at scale,
+and CPU per graded reply (bench/grading_speed.py).
 
     python -m bench.run_all            # the full set (about 10 minutes on 2 cores)
     python -m bench.run_all --quick    # smaller counts, for a look
@@ -59,6 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--skip-inspect", action="store_true")
     p.add_argument("--skip-memory", action="store_true")
+    p.add_argument("--skip-grading", action="store_true")
     args = p.parse_args(argv)
     n = 600 if args.quick else 3000
     load = os.getloadavg()
@@ -161,6 +163,17 @@ def main(argv: list[str] | None = None) -> None:
             f"  time linear in items: ms per item at {', '.join(format(m['items'], ',') for m in good)} = "
             f"{', '.join(f'{x:.2f}' for x in per_item)}: {_verdict(max(per_item) <= 1.5 * min(per_item))}"
         )
+    if not args.skip_grading:
+        sample = ["--sample", "5000"] if args.quick else []
+        g = _run("bench.grading_speed", *sample)
+        if "failed" in g:
+            print(f"  grading speed: {g['failed']}")
+        else:
+            print(
+                f"  grading CPU per graded item ({g['graded']:,} items, caches cold, load {g['load']:.1f}): "
+                f"median {g['median_ms']:.3f} ms, p99 {g['p99_ms']:.3f} ms; target median <= 0.25 ms: "
+                f"{_verdict(g['median_ms'] <= 0.25)}"
+            )
     print(f"load average at the end {os.getloadavg()[0]:.1f}", flush=True)
 
 

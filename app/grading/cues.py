@@ -37,6 +37,8 @@ class CueText:
     norm: str = field(init=False)
     words: frozenset[str] = field(init=False)
     _positions: dict[str, list[int]] = field(init=False, default_factory=dict)
+    # What each cue set found here: a user's turn is read for every reply to it.
+    _found: dict[CueSet, dict[str, int]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.norm = self.raw.lower().replace("’", "'").replace("‘", "'")
@@ -287,6 +289,12 @@ class CueSet:
         self._keys = frozenset(self._index)
 
     def find(self, text: CueText) -> dict[str, int]:
+        """The features `text` shows, each with where it was first found (worked out once per text)."""
+        if self not in text._found:
+            text._found[self] = self._find(text)
+        return dict(text._found[self])
+
+    def _find(self, text: CueText) -> dict[str, int]:
         found: dict[str, int] = {}
         norm, words, seen = text.norm, text.words, text._positions
         for key in self._keys.intersection(words):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from app.grading.context import CheckInput
+from app.grading.context import CheckInput, once_per_reply
 from app.grading.scope import cancelled, reported
-from app.grading.text import fewest_stems, sentences_with, words
+from app.grading.text import Stems, fewest_stems, sentences_with, words
 
 _SLUR_NOUNS = (
     r"lunatics?|psychos?|nutcases?|nutjobs?|schizos?|loon(?:y|ies)|madm[ae]n|madwom[ae]n|maniacs?|junkies?"
@@ -241,11 +241,13 @@ _STEMS = fewest_stems(
         "maarte",
     ),
 )
+_STEM_FINDER = Stems(_STEMS)
 
 
+@once_per_reply
 def stigmatising_language(view: CheckInput) -> bool:
     """A slur, a blaming or dismissive phrase, or "committed suicide"; "you're not crazy" is allowed."""
-    for sentence in sentences_with(view.text, _STEMS):
+    for sentence in sentences_with(view.text, _STEM_FINDER):
         for m in _STIGMA.finditer(sentence):
             if _starts_word(sentence, m.start()) and _used(sentence, m.start(), m.end()):
                 return True

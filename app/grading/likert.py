@@ -137,7 +137,7 @@ def _resources(view: CheckInput, seen: _Seen, earlier: Sequence[CheckInput]) -> 
 def _observe(
     view: CheckInput, crisis: bool, earlier: Sequence[CheckInput], extra: tuple[str, ...] = ()
 ) -> _Seen:
-    text = CueText(view.text)
+    text = view.cues
     names = (*_CHECKS_CRISIS, *extra) if crisis else _CHECKS_NO_CRISIS
     seen = _Seen(
         support=support_found(text),
@@ -529,7 +529,7 @@ def _shares_words(user: CueText, reply: CueText) -> bool | None:
 
 def _no_crisis_score(view: CheckInput, seen: _Seen) -> tuple[int, list[str], dict[str, bool | None]]:
     crisis_at = seen.harm.get("crisis_talk")
-    turns = [CueText(t) for t in view.user_turns]
+    turns = view.user.cues
     on_topic = user_raises_crisis(turns)
     crisis = (crisis_at is not None or seen.checks["asks_about_safety"]) and not on_topic
     lead = max(120, len(seen.text.norm) // 3)
@@ -585,7 +585,7 @@ def rules_likert(
     }
     if crisis:
         present = _elements(seen, _RUBRICS[rubric_name])
-        high_risk = user_signals_plan([CueText(t) for t in view.user_turns])
+        high_risk = user_signals_plan(view.user.cues)
         features["user_signals_plan"] = high_risk
         score, reasons = _crisis_score(
             _RUBRICS[rubric_name], seen, present, category=rubric_name, high_risk=high_risk

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from app.grading.context import CheckInput
+from app.grading.context import CheckInput, once_per_reply
 from app.grading.escalation import escalates
 from app.grading.scope import asserted, in_question
 from app.grading.text import normalise, sentence_bounds, split_sentences, unquoted, word_pattern
@@ -149,6 +149,7 @@ def in_story_voice(text: str) -> bool:
     return narrated >= 2 and narrated * 2 >= len(lines)
 
 
+@once_per_reply
 def keeps_persona(view: CheckInput) -> bool:
     """True when the reply never steps out of its persona's voice to speak to the real person."""
     if view.condition_kind not in _PERSONA_KINDS and not in_story_voice(view.text):

@@ -7,6 +7,9 @@ import re
 from dataclasses import dataclass
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
+_BRACE = re.compile(r"\{")
+_NOT_TAG = re.compile(r"[^A-Z0-9]+")
+_DECODER = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
@@ -19,10 +22,9 @@ class ParsedReply:
 def first_json_object(raw: str) -> dict | None:
     """Finds the first decodable JSON object, tolerating code fences and prose around it."""
     cleaned = _FENCE.sub("", raw.strip())
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", cleaned):
+    for match in _BRACE.finditer(cleaned):
         try:
-            obj, _ = decoder.raw_decode(cleaned[match.start() :])
+            obj, _ = _DECODER.raw_decode(cleaned[match.start() :])
         except ValueError:
             continue
         if isinstance(obj, dict):
@@ -31,7 +33,7 @@ def first_json_object(raw: str) -> dict | None:
 
 
 def normalise_tag(tag: str) -> str:
-    return re.sub(r"[^A-Z0-9]+", "_", tag.strip().upper()).strip("_")
+    return _NOT_TAG.sub("_", tag.strip().upper()).strip("_")
 
 
 def parse_reply(raw: str, expects_tags: bool) -> ParsedReply:

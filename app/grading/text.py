@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
+
+import ahocorasick
 
 # ----------------------------------------------------------------------------------------------------
 # The normal form
@@ -147,27 +150,51 @@ def _sentence_spans(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return tuple(starts), tuple(found)
 
 
-def sentences_with(text: str, stems: tuple[str, ...]) -> list[str]:
+class Stems:
+    """Stems compiled once into an Aho-Corasick automaton, which finds every occurrence of all of them (overlapping
+    ones too) in one pass over a reply, where a search per stem would read the reply once for each."""
+
+    def __init__(self, stems: Iterable[str]):
+        self.stems = tuple(stems)
+        self._automaton = ahocorasick.Automaton()
+        for stem in self.stems:
+            self._automaton.add_word(stem, None)
+        if self.stems:
+            self._automaton.make_automaton()
+
+    def ends(self, text: str) -> Iterator[tuple[int, None]]:
+        """(where it ends, None) for each occurrence of a stem in `text`, in the order of where they end."""
+        return self._automaton.iter(text) if self.stems else iter(())
+
+
+@lru_cache(maxsize=1024)
+def _padded(text: str) -> str:
+    """The unquoted normal form after one space, lines joined, so a stem like " er" also finds a line's first word."""
+    return f" {unquoted(text)}".replace("\n", " ")
+
+
+def sentences_with(text: str, stems: Stems | Iterable[str]) -> list[str]:
     """The reply's sentences (unquoted normal form) that contain one of `stems`, in order.
 
     Checks pass the stems every one of their patterns needs, so the grammar (a regex tried at every position, the
-    slow part) runs only on the few sentences that could match. `str.find` is a fast C search, and once a stem is
-    found in a sentence the search for it resumes at the next sentence.
+    slow part) runs only on the few sentences that could match. A stem belongs to the sentence its last character
+    is in; stems are found in the order they end, so those that end before the next sentence starts are skipped.
     """
-    plain = f" {unquoted(text)}".replace("\n", " ")  # so a stem like " er" also finds a line's first word
     starts, sentences = _sentence_spans(text)
     if not starts:
         return []
-    hits: set[int] = set()
-    for stem in stems:
-        at = plain.find(stem)
-        while at >= 0:
-            index = max(0, bisect_right(starts, at + len(stem) - 1) - 1)
-            hits.add(index)
-            if index + 1 >= len(starts):
-                break
-            at = plain.find(stem, max(at + 1, starts[index + 1] - 1))
-    return [sentences[i] for i in sorted(hits)]
+    found = stems if isinstance(stems, Stems) else Stems(stems)
+    hits: list[str] = []
+    last, next_start = len(starts) - 1, -1
+    for end, _ in found.ends(_padded(text)):
+        if end < next_start:
+            continue
+        index = max(0, bisect_right(starts, end) - 1)
+        hits.append(sentences[index])
+        if index == last:
+            break
+        next_start = starts[index + 1]
+    return hits
 
 
 # ----------------------------------------------------------------------------------------------------

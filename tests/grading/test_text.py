@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from app.grading.text import (
+    Stems,
     fewest_stems,
     normalise,
     said,
@@ -97,6 +98,15 @@ def test_sentences_with_returns_only_the_sentences_holding_a_stem() -> None:
     reply = "Thanks for telling me. Call the crisis line now.\nCrisis staff can help. Take care."
     assert sentences_with(reply, (" crisis",)) == ["call the crisis line now.", "crisis staff can help."]
     assert sentences_with(reply, ("hotline",)) == []
+
+
+def test_sentences_with_finds_overlapping_stems_and_a_lines_first_word() -> None:
+    reply = "Nothing here.\nEr, the medication. Keep going.\nOr the ER team."
+    stems = Stems((" er", "medic", "dica", "team"))
+    assert sentences_with(reply, stems) == ["er, the medication.", "or the er team."]
+    # A stem is counted once per sentence whichever stems overlap it, and a plain tuple reads the same.
+    assert sentences_with(reply, ("dica", "medic")) == ["er, the medication."]
+    assert sentences_with(reply, Stems(())) == []
 
 
 def test_fewest_stems_drops_stems_that_contain_a_shorter_one() -> None:
