@@ -63,6 +63,7 @@ class Deployment:
     redis: OwnRedis
     proxy: CuttablePostgres
     api: httpx.Client
+    mock_url: str
     redis_client: redis.Redis = field(default_factory=redis.Redis)
     target_id: str = ""
     workers: list[Worker] = field(default_factory=list)
@@ -320,17 +321,22 @@ def _as_installed(environ: Mapping[str, str], cache: Path) -> dict[str, str]:
 
 def run_once(dep: Deployment, args: argparse.Namespace, faults: Faults | None) -> dict[str, Any]:
     body = {"target_id": dep.target_id, "suite": args.suite, "repeats": args.repeats}
+    httpx.post(f"{dep.mock_url}/stats/reset").raise_for_status()
     started = time.monotonic()
     accepted = dep.api.post("/v1/evaluations", json=body)
     accepted.raise_for_status()
     evaluation_id = accepted.json()["id"]
     final = _poll(dep, evaluation_id, faults)
+    seconds = round(time.monotonic() - started, 1)
+    served = httpx.get(f"{dep.mock_url}/stats").json()
     return {
         "evaluation_id": evaluation_id,
         "status": final["status"],
         "total": final["progress"]["total"],
-        "seconds": round(time.monotonic() - started, 1),
+        "seconds": seconds,
         "error": final.get("error"),
+        "target_calls": served.get("requests", 0),
+        "max_in_flight": served.get("max_in_flight", 0),
     }
 
 
@@ -394,6 +400,7 @@ def main(argv: list[str] | None = None) -> None:
                 redis,
                 proxy,
                 httpx.Client(base_url=base, timeout=15),
+                mock_url,
                 redis_client=Redis.from_url(redis.url),
             )
             dep.start([HELMBENCH, "serve", "--port", str(port)], "api")
@@ -453,6 +460,7 @@ def main(argv: list[str] | None = None) -> None:
             ok = (
                 chaos["status"] == "succeeded"
                 and chaos["rows"] == chaos["distinct_keys"] == chaos["total"]
+                and chaos["max_in_flight"] <= args.concurrency
                 and chaos["seconds"] <= bound
             )
             print(
@@ -461,8 +469,12 @@ def main(argv: list[str] | None = None) -> None:
                 f"{faults.outages} database outage(s) of {args.outage:g} s; the API answered {faults.unavailable} "
                 f"polls with 503 problem+json + Retry-After (database or Redis away)\n"
                 f"/readyz during the outage: {faults.readyz_during_outage}\n"
+                f"target calls: {chaos['target_calls']} through the faults, "
+                f"{clean.get('target_calls', '?')} fault-free; most in flight at once "
+                f"{chaos['max_in_flight']} (cap {args.concurrency})\n"
                 f"time: fault-free {clean['seconds']:.1f} s, chaos {chaos['seconds']:.1f} s, bound {bound:.1f} s "
-                f"(fault-free + 2 x {args.lease:g} s lease + 60 s): {'MET' if ok else 'NOT MET'}",
+                f"(fault-free + 2 x {args.lease:g} s lease + 60 s): {'MET' if ok else 'NOT MET'}; "
+                f"load average now {' '.join(f'{x:.1f}' for x in os.getloadavg())}",
                 flush=True,
             )
             print(

@@ -45,6 +45,7 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
+from app.queue.base import renew_every_s
 from app.store.redis_rate import GCRA_LUA, Pace, limits_key, wait_seconds
 from app.targets.base import CallFailed
 from app.targets.limits import TargetGate
@@ -116,8 +117,8 @@ LAST_POLL_S = 0.05
 PERIOD_MS = 60_000
 # An owner without a subscriber for this long is gone: well above the time a live process takes to subscribe
 # again after its connection dropped (milliseconds while Redis is up), well below a lease.
-PRESENCE_GRACE_S = 2.0
-SWEEP_PERIOD_S = 0.5  # how often a full cap is searched for owners that are gone (one script run, ~2 owners)
+PRESENCE_GRACE_S = 1.0
+SWEEP_PERIOD_S = 0.25  # how often a full cap is searched for owners that are gone (one script run, ~2 owners)
 REDIS_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
 
 
@@ -356,7 +357,7 @@ class SharedTargetGate(TargetGate):
     async def _renew_while_held(self) -> None:
         """Keep this process's holders from lapsing, three renewals a lease; ends when none is held."""
         while self._held:
-            await asyncio.sleep(self._lease_s / 3)
+            await asyncio.sleep(renew_every_s(self._lease_s))
             if self._held:
                 with contextlib.suppress(*REDIS_ERRORS):  # the next try, or the lease, settles it
                     await self._limits.renew(self._keys.slots, sorted(self._held), self._lease_ms)
