@@ -1,12 +1,12 @@
 """Per-target limits shared by every worker process through Redis (scale-out mode).
 
 The concurrency cap is a Redis semaphore: a sorted set of holder tokens scored by when they lapse. A process
-renews its holders every lease/3 while their attempts run, so a live holder never lapses however slow the
-target, and a SIGKILLed process's slots come back within one lease (`shard_lease_s`, the same promise as its
-shards) at the latest. Per-minute budgets are GCRA in Redis (`app/store/redis_rate.py`, shared with the API's
-per-key rate): the leaky bucket of the local aiolimiter (capacity one minute's allowance, refilled
-continuously), shared, so the whole service paces a target as one process would. Times come from Redis's clock
-(`TIME` inside the scripts, Redis 5 or later), the one clock all machines agree on.
+renews its holders every second (`renew_every_s`) while their attempts run, so a live holder never lapses
+however slow the target, and a SIGKILLed process's slots come back within one lease (`shard_lease_s`, the same
+promise as its shards) at the latest. Per-minute budgets are GCRA in Redis (`app/store/redis_rate.py`, shared
+with the API's per-key rate): the leaky bucket of the local aiolimiter (capacity one minute's allowance,
+refilled continuously), shared, so the whole service paces a target as one process would. Times come from
+Redis's clock (`TIME` inside the scripts, Redis 5 or later), the one clock all machines agree on.
 
 A dead process's slots usually come back within seconds, not a lease: a process takes slots only while it is
 subscribed to a presence channel of its own, and a subscription ends with its connection, which the kernel
@@ -22,7 +22,7 @@ If Redis cannot be reached, an attempt fails as a retryable `our_error` before a
 loop backs off and tries again, and an outage longer than the retry budget costs the item, never the shard.
 A limit is never exceeded because the guard went missing.
 
-If Redis comes back empty, the cap is rebuilt from the live holders' next renewal (a third of a lease later);
+If Redis comes back empty, the cap is rebuilt from the live holders' next renewal (a second later);
 the per-minute budgets start afresh, as for a new deployment: at most one minute's allowance more, once.
 """
 
@@ -96,8 +96,8 @@ return 1
 """
 
 # KEYS[1] holders; ARGV lease ms, then the tokens still held. Not XX: if Redis lost the set (a restart without
-# persistence, a failover), the live holders put their tokens back, so the cap is rebuilt within a third of a
-# lease and new holders wait for it again. The price: a token released during a renewal's flight stays for one
+# persistence, a failover), the live holders put their tokens back, so the cap is rebuilt within one renewal
+# and new holders wait for it again. The price: a token released during a renewal's flight stays for one
 # lease (a slot idle a little longer, never one too many).
 RENEW_LUA = """
 local t = redis.call('TIME')
