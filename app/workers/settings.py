@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import structlog
@@ -34,6 +35,8 @@ async def startup(ctx: dict[str, Any]) -> None:
     deps = ctx["deps"] = build_deps(settings)
     queue = ArqQueue(ctx["redis"], settings.queue_name)  # the worker's own pool: arq closes it
     ctx["reconciler"] = start_reconciler(deps, queue, grace_s=lost_shard_grace_s(settings.shard_lease_s))
+    # What a start costs (imports, the library): a replacement for a killed worker takes shards only after it.
+    log.info("worker started", cpu_s=round(time.process_time(), 2))
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
