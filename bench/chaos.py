@@ -3,6 +3,7 @@ then through 20 worker SIGKILLs, a Redis restart that loses all its data and a 1
 
     python -m bench.chaos                          # full suite x3 (17,208 items), lease 15 s, 20 kills
     python -m bench.chaos --suite quick --kills 4  # a short look
+    python -m bench.chaos --suite full --repeats 1 --kills 4 --no-redis-restart --outage 0  # the kills alone
 
 Everything runs on this machine: `helmbench serve` and two `helmbench worker` processes reach PostgreSQL through a
 cuttable proxy (bench/tcp_proxy.py) on a database of their own, and a `redis-server` of their own without
@@ -10,7 +11,10 @@ persistence (bench/redis_server.py), so restarting it loses every queued job. Th
 (bench/mock_target.py). A kill fires once the run has stored its share of the items, on a worker that has taken a
 shard while the other has too (so the run always has one worker working, as under a rolling kill); its
 replacement starts at once. Prints the fault-free and chaos times, the bound (fault-free + 2 x lease + 60 s),
-what the database holds, and the 503s the API gave while the database was away; then one JSON line.
+what the database holds, the target calls made and the most in flight at once (the cap must hold), the 503s the
+API gave while the database was away, and per kill: when the dead worker's target slots were free again, when
+its replacement took its first slot and shard, when the dead worker's shards started again elsewhere, and the
+items/s over the next lease; then one JSON line.
 """
 
 from __future__ import annotations
