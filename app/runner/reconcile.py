@@ -220,9 +220,8 @@ async def reconcile_forever(deps: EngineDeps, queue: ShardQueue, *, grace_s: flo
                 ):
                     await reconciler.pass_once()
                     wait = reconciler.next_due(period)
-            except (
-                Exception
-            ) as exc:  # an outage of the database or Redis: the next pass, a period on, tries again
+            except Exception as exc:
+                # An outage of the database or Redis: the next pass, a period on, tries again.
                 log.warning("reconcile pass failed", error=f"{type(exc).__name__}: {exc}"[:300])
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(deps.stopping.wait(), wait)

@@ -355,7 +355,7 @@ class SharedTargetGate(TargetGate):
         return token
 
     async def _renew_while_held(self) -> None:
-        """Keep this process's holders from lapsing, three renewals a lease; ends when none is held."""
+        """Keep this process's holders from lapsing, a renewal every second; ends when none is held."""
         while self._held:
             await asyncio.sleep(renew_every_s(self._lease_s))
             if self._held:

@@ -34,7 +34,7 @@ async def renew(redis: ArqRedis, job_id: str, lease_s: float) -> None:
     while True:
         try:
             await redis.set(key, b"1", px=int(lease_s * 1000))
-        except REDIS_ERRORS as exc:  # the next renewal, a third of a lease later, tries again
+        except REDIS_ERRORS as exc:  # the next renewal, a second later, tries again
             log.warning("lease renewal failed", job_id=job_id, error=f"{type(exc).__name__}: {exc}"[:200])
         await asyncio.sleep(renew_every_s(lease_s))
 
