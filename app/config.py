@@ -55,9 +55,9 @@ class Settings(BaseSettings):
         default=15.0,
         ge=2,
         le=600,
-        description="A worker renews its hold on a running "
-        "shard (and on its target slots) this often x3; if it dies, another worker resumes the shard "
-        "(and its slots come back) after this.",
+        description="How long a worker's hold on a running shard (and on its target slots) lasts unrenewed; "
+        "it renews every second (every third of this if shorter). If it dies, another worker resumes the shard "
+        "after this; its slots come back within seconds (its connection closes), after this at the latest.",
     )
     db_retry_s: float = Field(
         default=30.0,

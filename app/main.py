@@ -14,7 +14,7 @@ from app.http_cache import BodyCache, PublicCORSMiddleware
 from app.pages.router import router as pages_router
 from app.problems import install_problem_handlers
 from app.queue.arq_queue import ArqQueue
-from app.queue.base import JobQueue
+from app.queue.base import JobQueue, lost_shard_grace_s
 from app.queue.inprocess import InProcessQueue
 from app.routers import compare, evaluations, keys, labels, public, targets, teams
 from app.routers import events as events_router
@@ -48,9 +48,9 @@ def requeue_grace_s(settings: Settings) -> float:
     """How long a shard must look lost before the reconciler queues it again.
 
     Embedded, the in-process queue knows exactly what runs, so at once (a restart resumes its runs on the first
-    pass). With workers, half a lease: a worker whose Redis came back empty re-asserts its hold within a third.
+    pass). With workers, a few renewals: a worker whose Redis came back empty re-asserts its hold by then.
     """
-    return 0.0 if settings.embedded else settings.shard_lease_s / 2
+    return 0.0 if settings.embedded else lost_shard_grace_s(settings.shard_lease_s)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

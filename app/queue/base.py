@@ -12,8 +12,27 @@ class QueueUnavailable(Exception):
     """The queue could not be reached; the database still holds the work, and the reconciler queues it later."""
 
 
+RENEW_AT_MOST_EVERY_S = 1.0
+
+
 def shard_job_id(evaluation_id: str, shard: int) -> str:
     return f"{evaluation_id}:shard:{shard}"
+
+
+def renew_every_s(lease_s: float) -> float:
+    """How often a live holder renews a lease in Redis (a running shard, a target slot).
+
+    Often, though the lease is long: a Redis that came back empty has every live hold back within a second, so
+    the reconciler can tell lost shards from held ones soon after, and a target's cap is whole again as soon.
+    A lease lapses only after several renewals in a row were missed.
+    """
+    return min(lease_s / 3, RENEW_AT_MOST_EVERY_S)
+
+
+def lost_shard_grace_s(lease_s: float) -> float:
+    """How long a shard must look neither queued nor held before it is queued again: three renewals, so a live
+    holder whose Redis came back empty has put its hold back first (a shard run twice costs calls, not rows)."""
+    return 3 * renew_every_s(lease_s)
 
 
 class JobQueue(Protocol):

@@ -6,7 +6,9 @@ past its retries, a job timeout, a job arq gave up on). So one process at a time
 replicas and workers all take part, and the embedded default runs it in the API process) looks each period at
 every queued or running evaluation:
 - a shard with items left that is neither queued nor held by a live process, seen so for `grace_s`, is queued
-  again (grace: a worker whose Redis came back empty re-asserts its hold within a third of a lease);
+  again (grace: a worker whose Redis came back empty re-asserts its hold within one renewal, a second); the
+  next pass comes when the first such shard's grace ends if that is before the period, so workers that ran out
+  of shards after Redis lost the queue wait a grace, not a period on top;
 - an evaluation whose items are all written is settled (its last shard may have died before it could);
 - an evaluation that writes nothing for stall_after_s is marked stalled with the reason, unless it is only
   waiting behind other work that moves; progress clears the mark; stall_fail_s without progress fails it.
@@ -37,6 +39,7 @@ from app.store.models import Evaluation, utcnow
 from app.store.retry import db_call
 
 LEASE_NAME = "reconciler"
+MIN_WAIT_S = 0.1
 log = structlog.get_logger("helmbench.reconcile")
 T = TypeVar("T")
 
@@ -92,6 +95,13 @@ class Reconciler:
         """Retried only within one period: a pass the database cannot serve gives way to the next one."""
         budget = min(self.deps.settings.db_retry_s, self.deps.settings.reconcile_period_s)
         return await db_call(budget, fn, *args, **kwargs)
+
+    def next_due(self, period: float) -> float:
+        """Seconds until the next pass: the period, or sooner when a lost shard's grace ends before it."""
+        if not self.orphaned:
+            return period
+        due = min(self.orphaned.values()) + self.grace_s - time.monotonic()
+        return min(period, max(MIN_WAIT_S, due))
 
     async def pass_once(self) -> list[Look]:
         """One look at every active evaluation: re-queue lost shards, settle complete ones, watch for stalls."""
@@ -203,15 +213,18 @@ async def reconcile_forever(deps: EngineDeps, queue: ShardQueue, *, grace_s: flo
     ttl = max(3 * period, 10.0)
     try:
         while not deps.stopping.is_set():
+            wait = period
             try:
                 if await db_call(
                     0, hold_lease, engine=deps.engine, name=LEASE_NAME, holder=holder, ttl_s=ttl
                 ):
                     await reconciler.pass_once()
-            except Exception as exc:  # an outage of the database or Redis: the next pass tries again
+                    wait = reconciler.next_due(period)
+            except Exception as exc:
+                # An outage of the database or Redis: the next pass, a period on, tries again.
                 log.warning("reconcile pass failed", error=f"{type(exc).__name__}: {exc}"[:300])
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(deps.stopping.wait(), period)
+                await asyncio.wait_for(deps.stopping.wait(), wait)
     finally:
         with contextlib.suppress(Exception):
             await asyncio.to_thread(release_lease, engine=deps.engine, name=LEASE_NAME, holder=holder)

@@ -2,10 +2,11 @@
 
 arq marks a running job with `arq:in-progress:<job id>`; only when it expires does another worker take the job
 again. Our worker (app/workers/worker.py) sets it to `lease_s` when it starts a job, and the job renews it every
-lease_s / 3 while the shard runs. A live worker keeps its shard; a dead one's key lapses within lease_s and the
-next poll of any worker re-runs the job under its fixed id, and that run skips the items already written.
-The renewal sets the key rather than extending it: if Redis came back empty, the live holder's lock is back
-within a third of a lease, before the reconciler (which waits half a lease) would queue the shard again.
+`renew_every_s` (a second, or a third of a short lease) while the shard runs. A live worker keeps its shard; a
+dead one's key lapses within lease_s and the next poll of any worker re-runs the job under its fixed id, and
+that run skips the items already written. The renewal sets the key rather than extending it: if Redis came back
+empty, the live holder's lock is back within one renewal, before the reconciler (which waits three) would queue
+the shard again.
 If a worker only stalls past lease_s (a long GC pause, a partition from Redis), two workers may briefly run
 the same shard: items are written once by key, so the cost is repeated target calls, never a duplicate row.
 """
@@ -22,6 +23,7 @@ from arq.connections import ArqRedis
 from arq.constants import in_progress_key_prefix
 
 from app.queue.arq_queue import REDIS_ERRORS
+from app.queue.base import renew_every_s
 
 log = structlog.get_logger("helmbench.worker")
 
@@ -32,9 +34,9 @@ async def renew(redis: ArqRedis, job_id: str, lease_s: float) -> None:
     while True:
         try:
             await redis.set(key, b"1", px=int(lease_s * 1000))
-        except REDIS_ERRORS as exc:  # the next renewal, a third of a lease later, tries again
+        except REDIS_ERRORS as exc:  # the next renewal, a second later, tries again
             log.warning("lease renewal failed", job_id=job_id, error=f"{type(exc).__name__}: {exc}"[:200])
-        await asyncio.sleep(lease_s / 3)
+        await asyncio.sleep(renew_every_s(lease_s))
 
 
 @asynccontextmanager

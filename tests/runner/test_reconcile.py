@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 from app.config import Settings
 from app.queue.arq_queue import ArqQueue
 from app.runner.deps import EngineDeps
-from app.runner.reconcile import Reconciler
+from app.runner.reconcile import Reconciler, start_reconciler, stop_reconciler
 from app.runner.shard import run_shard
 from app.services.events import progress_events
 from app.store.keys import get_or_create_default_team
@@ -94,6 +94,22 @@ async def test_a_lost_shard_waits_out_the_grace_before_it_is_queued_again(
     reconciler = Reconciler(deps, queue, grace_s=3600)
     assert (await reconciler.pass_once())[0].requeued == []
     assert set(reconciler.orphaned) == {(evaluation.id, s) for s in range(4)}  # seen lost, timed from now
+
+
+async def test_a_lost_shard_is_queued_again_when_its_grace_ends_not_a_period_later(
+    tmp_path: Path, own_redis: OwnRedis, queue: ArqQueue
+) -> None:
+    deps = _deps(tmp_path, own_redis.url, reconcile_period_s=300)
+    evaluation = create_evaluation(deps, base_url="http://127.0.0.1:9/v1", concurrency=4)
+    task = start_reconciler(deps, queue, grace_s=0.5)
+    try:
+        async with asyncio.timeout(60):  # a period is five minutes: only a pass timed by the grace gets here
+            while await queue.depth() < evaluation.shards:
+                await asyncio.sleep(0.05)
+        assert await queue.shard_states(evaluation.id, range(4)) == dict.fromkeys(range(4), "queued")
+    finally:
+        deps.stopping.set()
+        await stop_reconciler(task)
 
 
 async def test_an_evaluation_whose_items_are_all_written_is_settled(

@@ -14,10 +14,11 @@ import httpx
 import pytest
 import respx
 
+from app.store.redis_rate import limits_key
 from app.targets.base import CallFailed, TargetConfig
 from app.targets.factory import make_adapter
 from app.targets.retry import RetryPolicy
-from app.targets.shared_limits import RedisLimits, SharedTargetGate
+from app.targets.shared_limits import PRESENCE_GRACE_S, SWEEP_PERIOD_S, RedisLimits, SharedTargetGate
 from bench.ports import free_port
 from tests.redis_proxy import CuttableRedis
 
@@ -96,37 +97,73 @@ async def test_tokens_per_minute_is_shared_and_counts_the_estimate(connect: Conn
     assert await _granted_within(gates, 0.5, estimated_tokens=300) == 3  # the 4th waits ~12 s for 200 tokens
 
 
-async def test_slot_held_by_a_killed_process_comes_back_after_its_lease(
-    connect: Connect, redis_url: str, namespace: str
-) -> None:
-    holder = textwrap.dedent(f"""
+def _holder_script(redis_url: str, namespace: str, lease_s: float) -> str:
+    """A process that takes one of t1's two slots, says so, and holds it until it is killed."""
+    return textwrap.dedent(f"""
         import asyncio
         from app.targets.shared_limits import RedisLimits, SharedTargetGate
 
         async def main() -> None:
             gate = SharedTargetGate(
-                RedisLimits.from_url({redis_url!r}, {namespace!r}), "t1", 2, lease_s=5
+                RedisLimits.from_url({redis_url!r}, {namespace!r}), "t1", 2, lease_s={lease_s}
             )
             async with gate.slot():
                 print("holding", flush=True)
-                await asyncio.sleep(60)
+                await asyncio.sleep(600)
 
         asyncio.run(main())
     """)
-    proc = subprocess.Popen([sys.executable, "-c", holder], cwd=ROOT, stdout=subprocess.PIPE)
+
+
+async def test_slot_held_by_a_killed_process_comes_back_long_before_its_lease(
+    connect: Connect, redis_url: str, namespace: str
+) -> None:
+    script = _holder_script(redis_url, namespace, lease_s=600)
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE)
     try:
         assert proc.stdout is not None and proc.stdout.readline() == b"holding\n"
     finally:
-        proc.kill()  # SIGKILL: no release, no cleanup
+        proc.kill()  # SIGKILL: no release, no cleanup; only its closed connection tells
         proc.wait(10)
-    live = SharedTargetGate(connect(), "t1", 2, lease_s=30)
-    async with live.slot():  # the other slot, held throughout: the set of holders stays alive
-        gate = SharedTargetGate(connect(), "t1", 2, lease_s=10)
-        with pytest.raises(TimeoutError):
-            async with asyncio.timeout(0.5), gate.slot():
-                pass  # the dead holder still counts until its lease (5 s, ample on a loaded box) runs out
-        async with asyncio.timeout(15), gate.slot():
-            pass
+    live = SharedTargetGate(connect(), "t1", 2, lease_s=600)
+    async with live.slot():  # the other slot, held throughout: the cap stays full
+        gate = SharedTargetGate(connect(), "t1", 2, lease_s=600)
+        async with asyncio.timeout(60), gate.slot():  # the dead holder's lease had ten minutes to run
+            assert live.window.in_flight == 1
+
+
+async def test_a_live_process_whose_connection_dropped_keeps_its_slots(
+    connect: Connect, redis_url: str
+) -> None:
+    holder_side = connect()
+    holder = SharedTargetGate(holder_side, "t1", 1, lease_s=600)
+    other = SharedTargetGate(connect(), "t1", 1, lease_s=600)
+    async with holder.slot():
+        await _drop_presence_connection(holder_side)
+        waiter = asyncio.create_task(_hold_once(other))
+        with pytest.raises(
+            TimeoutError
+        ):  # sweeps run meanwhile; the holder subscribed again within the grace
+            await asyncio.wait_for(asyncio.shield(waiter), PRESENCE_GRACE_S + 3 * SWEEP_PERIOD_S)
+        assert await holder_side.redis.zcard(holder_side.keys("t1").slots) == 1
+    await asyncio.wait_for(waiter, 10)  # released: the waiter is let in
+
+
+async def _drop_presence_connection(limits: RedisLimits) -> None:
+    """Close the process's presence connection from the server's side, as a network blip would."""
+    pubsub = limits._pubsub
+    assert pubsub is not None and pubsub.connection is not None
+    host, port = pubsub.connection._writer.get_extra_info("sockname")[:2]  # type: ignore[union-attr]
+    assert await limits.redis.client_kill_filter(_type=None, addr=f"{host}:{port}") == 1
+    channel = limits_key(limits.namespace, "presence") + ":" + limits.owner
+    async with asyncio.timeout(10):
+        while (await limits.redis.pubsub_numsub(channel))[0][1] == 0:  # until it has subscribed again
+            await asyncio.sleep(0.01)
+
+
+async def _hold_once(gate: SharedTargetGate) -> None:
+    async with gate.slot():
+        pass
 
 
 async def test_targets_and_deployments_do_not_share_limits(connect: Connect) -> None:

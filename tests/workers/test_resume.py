@@ -32,6 +32,7 @@ from tests.worker_processes import (
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.timeout(240)]
 
 LEASE_S = 3.0
+LATENCY_S = 0.5  # slow enough that the first worker is still at it when the others have started
 
 
 def _count(settings: Settings, evaluation_id: str) -> int:
@@ -57,7 +58,7 @@ def test_sigkilled_worker_is_resumed_by_others_each_item_once(
     deps = make_deps(settings, library)
     workers: list[subprocess.Popen[bytes]] = []
     log = tmp_path / "workers.log"
-    with mock_process(latency=0.1) as base_url:
+    with mock_process(latency=LATENCY_S) as base_url:
         evaluation = create_evaluation(deps, base_url=base_url + "/v1", concurrency=4)
         assert evaluation.total == 300 and evaluation.shards == 6
 
@@ -66,18 +67,20 @@ def test_sigkilled_worker_is_resumed_by_others_each_item_once(
             settings,
             HELMBENCH_SHARD_LEASE_S=str(LEASE_S),
             HELMBENCH_WORKER_MAX_JOBS="6",
-            HELMBENCH_LOG_LEVEL="warning",
+            HELMBENCH_LOG_LEVEL="info",
         )
         try:
             victim = start_worker(env, log)
             workers.append(victim)
-            # It holds all six shards (max_jobs 6); kill it once it has written some items but not all.
+            # It holds all six shards (max_jobs 6), so the two others, started now, wait with nothing to run;
+            # kill it once it has written some items but not all, and once they are polling.
             wait_until(lambda: _count(settings, evaluation.id) >= 40, 60, "the first worker to write items")
+            workers += [start_worker(env, log), start_worker(env, log)]
+            wait_until(lambda: log.read_text().count('"worker started"') == 3, 120, "the others to start")
             os.kill(victim.pid, signal.SIGKILL)
             victim.wait(10)
             killed_at, at_kill = time.monotonic(), _count(settings, evaluation.id)
             assert at_kill < 300
-            workers += [start_worker(env, log), start_worker(env, log)]
             wait_until(
                 lambda: evaluation_status(settings, evaluation.id) == "succeeded",
                 120,
@@ -90,5 +93,6 @@ def test_sigkilled_worker_is_resumed_by_others_each_item_once(
     deps.engine.dispose()
     assert result.rows == result.distinct_keys == 300, log.read_text()[-3000:]
     assert result.answered == 300
-    # The rest takes ~(300 - at_kill) * 0.1 s / 4 at concurrency 4; the lease adds LEASE_S, not job_timeout.
-    assert resumed_in < LEASE_S + (300 - at_kill) * 0.1 / 4 * 1.5 + 20
+    # The rest takes ~(300 - at_kill) * LATENCY_S / 4 at concurrency 4; the lease adds LEASE_S, not job_timeout
+    # (and the dead worker's target slots come back before that: its connection closed).
+    assert resumed_in < LEASE_S + (300 - at_kill) * LATENCY_S / 4 * 1.5 + 20
