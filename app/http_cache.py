@@ -46,14 +46,22 @@ def etag_matches(if_none_match: str | None, etag: str) -> bool:
     return any(tag.strip().removeprefix("W/") == bare for tag in if_none_match.split(","))
 
 
-def conditional_json(
-    request: Request, body: bytes, *, cache_control: str, etag: str | None = None
+def conditional_body(
+    request: Request, body: bytes, *, media_type: str, cache_control: str, etag: str | None = None
 ) -> Response:
     """The body with its ETag and Cache-Control, or a bodiless 304 when the client already has it."""
     headers = {"ETag": etag or etag_for(body), "Cache-Control": cache_control}
     if etag_matches(request.headers.get("if-none-match"), headers["ETag"]):
         return Response(status_code=304, headers=headers)
-    return Response(body, media_type="application/json", headers=headers)
+    return Response(body, media_type=media_type, headers=headers)
+
+
+def conditional_json(
+    request: Request, body: bytes, *, cache_control: str, etag: str | None = None
+) -> Response:
+    return conditional_body(
+        request, body, media_type="application/json", cache_control=cache_control, etag=etag
+    )
 
 
 class BodyCache:

@@ -221,7 +221,7 @@ def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
             if evaluation is not None:
                 try:
                     evaluation.summary = compute_report(
-                        session=session, evaluation_id=evaluation_id, library=deps.library
+                        session=session, evaluation_id=evaluation_id, library=deps.library, with_slices=True
                     )
                 except Exception:  # a report bug must not leave a finished evaluation running forever
                     log.exception("report failed", evaluation_id=evaluation_id)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import case, func, update
 from sqlalchemy.orm import defer
@@ -186,3 +188,61 @@ def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int,
         )
     ).one()
     return int(count), str(newest)
+
+
+# The parts of a stored report a board row reads: a board of a thousand evaluations loads these, not whole reports.
+BOARD_SUMMARY_KEYS = (
+    "headline",
+    "overall",
+    "by_pillar",
+    "n_items",
+    "sensitivity",
+    "over_escalation",
+    "ungraded_share",
+    "board_slices",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRecord:
+    """One public finished evaluation as a board reads it; `summary` holds BOARD_SUMMARY_KEYS (None if absent)."""
+
+    evaluation_id: str
+    target_name: str
+    model: str
+    suite: str
+    finished_at: datetime
+    summary: dict[str, Any]
+
+
+def board_records(*, session: Session, benchmark_version: str) -> list[BoardRecord]:
+    """Public succeeded evaluations of one version with a stored report."""
+    summary = Evaluation.__table__.c.summary  # type: ignore[attr-defined]
+    stmt = select(  # type: ignore[call-overload]
+        Evaluation.id,
+        Evaluation.target_name,
+        Evaluation.model,
+        Evaluation.suite,
+        Evaluation.finished_at,
+        *(summary[k] for k in BOARD_SUMMARY_KEYS),
+    ).where(
+        Evaluation.visibility == "public",
+        Evaluation.status == "succeeded",
+        Evaluation.benchmark_version == benchmark_version,
+        col(Evaluation.finished_at).is_not(None),
+    )
+    records = (
+        BoardRecord(*row[:5], summary=dict(zip(BOARD_SUMMARY_KEYS, row[5:], strict=True)))
+        for row in session.exec(stmt)
+    )
+    return [r for r in records if r.summary["headline"] is not None]  # a report that failed is not stored
+
+
+def board_versions(*, session: Session) -> list[str]:
+    """Benchmark versions with at least one public finished evaluation, for the board's version picker."""
+    stmt = (
+        select(Evaluation.benchmark_version)
+        .where(Evaluation.visibility == "public", Evaluation.status == "succeeded")
+        .distinct()
+    )
+    return sorted(session.exec(stmt))
