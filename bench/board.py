@@ -131,7 +131,7 @@ def seed_board(
         team_id, target_id = team.id, target.id
     sets = profiles or count
     skills = [rng.uniform(0.35, 0.95) for _ in range(sets)]
-    reports: dict[int, dict[str, Any]] = {}
+    reports: dict[int, tuple[dict[str, Any], dict[str, dict[str, Any]]]] = {}
     ids = []
     for n in range(count):
         profile = n % sets
@@ -157,14 +157,19 @@ def seed_board(
             if finish_evaluation(deps, evaluation_id) != "succeeded":
                 raise SystemExit(f"{evaluation_id} did not settle as succeeded")
             with Session(deps.engine) as session:
-                reports[profile] = dict(session.get(Evaluation, evaluation_id).summary or {})  # type: ignore[union-attr]
+                summary = ev_store.stored_summary(session=session, evaluation_id=evaluation_id) or {}
+                reports[profile] = (
+                    summary,
+                    ev_store.board_figures_of(session=session, evaluation_id=evaluation_id),
+                )
         else:
             with Session(deps.engine) as session:
                 ev_store.finish_if_complete(session=session, evaluation_id=evaluation_id)
                 stored = session.get(Evaluation, evaluation_id)
                 assert stored is not None
-                stored.summary = reports[profile]
+                stored.summary, figures = reports[profile]
                 session.add(stored)
+                ev_store.save_board_figures(session=session, evaluation_id=evaluation_id, figures=figures)
                 session.commit()
         ids.append(evaluation_id)
     return ids

@@ -15,6 +15,7 @@ from app.benchmark.loader import Library
 from app.scoring import metrics as m
 from app.scoring.facets import Facet
 from app.scoring.headline import headline_score
+from app.store.models import slice_name
 
 SORTS = ("score", "pass_rate", "model", "n_items", "finished")
 SLICE_KINDS = ("country", "condition")
@@ -100,36 +101,51 @@ def figures(summary: dict[str, Any]) -> Figures:
     )
 
 
-def slice_summary(facets: list[Facet], library: Library) -> dict[str, Any]:
-    """The report-shaped summary of a subset of items, with the metric functions the full report uses."""
-    n = len(facets)
-    headline = headline_score(facets, library) if facets else {}
+def compact(summary: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a report-shaped summary that `figures` reads: what the store keeps for a board."""
+    headline = summary.get("headline") or {}
     return {
         "headline": {k: headline[k] for k in HEADLINE_KEYS if k in headline},
-        "overall": m.summary(facets),
-        "by_pillar": m.by(facets, lambda f: f.pillar),
-        "n_items": n,
-        "sensitivity": {"rate": m.sensitivity(facets).get("rate")},
-        "over_escalation": {"rate": m.over_escalation(facets).get("rate")},
-        "ungraded_share": round(sum(f.verdict == "UNGRADED" for f in facets) / n, 4) if n else None,
+        "overall": summary.get("overall"),
+        "by_pillar": summary.get("by_pillar"),
+        "n_items": summary.get("n_items"),
+        "sensitivity": {"rate": (summary.get("sensitivity") or {}).get("rate")},
+        "over_escalation": {"rate": (summary.get("over_escalation") or {}).get("rate")},
+        "ungraded_share": summary.get("ungraded_share"),
     }
+
+
+def slice_summary(facets: list[Facet], library: Library) -> dict[str, Any]:
+    """The compact report-shaped summary of a subset of items, with the metric functions the report uses."""
+    n = len(facets)
+    return compact(
+        {
+            "headline": headline_score(facets, library) if facets else {},
+            "overall": m.summary(facets),
+            "by_pillar": m.by(facets, lambda f: f.pillar),
+            "n_items": n,
+            "sensitivity": m.sensitivity(facets),
+            "over_escalation": m.over_escalation(facets),
+            "ungraded_share": round(sum(f.verdict == "UNGRADED" for f in facets) / n, 4) if n else None,
+        }
+    )
 
 
 def slice_key(kind: str, f: Facet) -> str | None:
     return f.country if kind == "country" else f.condition
 
 
-def slices(facets: list[Facet], library: Library) -> dict[str, dict[str, dict[str, Any]]]:
-    """Per country and per condition, the slice summary the filtered board shows; computed once, stored with
-    the report, so a filtered board never reads items."""
-    out: dict[str, dict[str, dict[str, Any]]] = {}
+def slices(facets: list[Facet], library: Library) -> dict[str, dict[str, Any]]:
+    """Per country and per condition (slice name → compact summary), the figures a filtered board shows;
+    computed once with the report and stored, so a filtered board never reads items."""
+    out: dict[str, dict[str, Any]] = {}
     for kind in SLICE_KINDS:
         groups: dict[str, list[Facet]] = {}
         for f in facets:
             key = slice_key(kind, f)
             if key is not None:
                 groups.setdefault(key, []).append(f)
-        out[kind] = {k: slice_summary(v, library) for k, v in sorted(groups.items())}
+        out.update({slice_name(kind, k): slice_summary(v, library) for k, v in sorted(groups.items())})
     return out
 
 

@@ -22,7 +22,7 @@ def _share(count: int, total: int) -> float | None:
     return round(count / total, 4) if total else None
 
 
-BOARD_SLICES = "board_slices"  # stored with a finished report, never served in it
+BOARD_SLICES = "board_slices"  # taken out of the report at the finish and stored as board figures
 
 
 def build_report(

@@ -1,10 +1,10 @@
 """The leaderboard, computed once per change of the board and kept: every poll of the same view reads memory.
 
 A board is keyed by its query and the board stamp (app/store/evaluations.py: leaderboard_stamp), which every API
-replica reads alike from the database. Rows come from stored reports; a country or condition slice from the
-figures stored beside the report when it was computed, so no request recomputes a report. Only a slice the
-store has no figures for (a country and a condition together, or a report stored before slices) reads items,
-once per stamp.
+replica reads alike from the database. Rows come from the board figures written with each report (one small row
+per evaluation, whole or per country or condition), so no request recomputes a report. Only what the store has
+no figures for (a country and a condition together, or a report stored before figures were kept) is computed
+from the stored report or the items, once per stamp.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from app.http_cache import BodyCache
 from app.problems import Problem
 from app.scoring import board as sb
 from app.scoring.facets import build_facets
-from app.scoring.report import BOARD_SLICES, stored_items
+from app.scoring.report import stored_items
 from app.store import evaluations as ev_store
+from app.store.models import WHOLE, slice_name
 
 Stamp = Hashable
 
@@ -104,20 +105,43 @@ class Board:
     pillars: list[str]  # pillar ids with a column
 
 
-def _slice_figures(
-    session: Session, library: Library, record: ev_store.BoardRecord, query: BoardQuery, fresh: bool
-) -> sb.Figures:
-    """A slice's figures: stored with the report where one slice was asked for, else from the items."""
-    stored = record.summary.get(BOARD_SLICES) or {}
-    if not fresh and stored and not (query.country and query.condition):
-        kind, key = ("country", query.country) if query.country else ("condition", query.condition)
-        return sb.figures((stored.get(kind) or {}).get(key or "") or {})
+def _slice(query: BoardQuery) -> str | None:
+    """The stored slice a query reads; None for a country and a condition together (read from the items)."""
+    if query.country and query.condition:
+        return None
+    if query.country:
+        return slice_name("country", query.country)
+    return slice_name("condition", query.condition) if query.condition else WHOLE
+
+
+def _from_items(session: Session, library: Library, evaluation_id: str, query: BoardQuery) -> sb.Figures:
     facets = [
         f
-        for f in build_facets(stored_items(session=session, evaluation_id=record.evaluation_id), library)
+        for f in build_facets(stored_items(session=session, evaluation_id=evaluation_id), library)
         if query.country in (None, f.country) and query.condition in (None, f.condition)
     ]
     return sb.figures(sb.slice_summary(facets, library))
+
+
+def _figures(
+    session: Session, library: Library, record: ev_store.BoardRecord, query: BoardQuery, fresh: bool
+) -> sb.Figures | None:
+    """A row's figures: the stored ones; without them (or fresh) the stored report, or the slice's items.
+    None: the evaluation has no report (it failed), so it is not on the board."""
+    stored = record.has_figures and not fresh and _slice(query) is not None
+    if stored:
+        return sb.figures(record.figures or {})  # a slice without a row: no item in it
+    summary = ev_store.stored_summary(session=session, evaluation_id=record.evaluation_id)
+    if summary is None:
+        return None
+    if not query.sliced:
+        return sb.figures(summary)
+    return _from_items(session, library, record.evaluation_id, query)
+
+
+def read_records(session: Session, library: Library, query: BoardQuery) -> list[ev_store.BoardRecord]:
+    version = query.version or library.version
+    return ev_store.board_records(session=session, benchmark_version=version, slice=_slice(query) or WHOLE)
 
 
 def compute_board(
@@ -128,23 +152,23 @@ def compute_board(
     records: list[ev_store.BoardRecord] | None = None,
     fresh: bool = False,
 ) -> Board:
-    """The board for a query. fresh=True recomputes every slice from the items (the reference the stored
-    figures must equal); records may be passed in when the caller already read them for this stamp."""
-    version = query.version or library.version
+    """The board for a query. fresh=True recomputes it from the stored reports and the items (the reference the
+    stored figures must equal); records may be passed in when the caller already read them for this stamp."""
     if records is None:
-        records = ev_store.board_records(session=session, benchmark_version=version)
+        records = read_records(session, library, query)
     entries = []
     for r in records:
         if query.suite and r.suite != query.suite:
             continue
-        figures = _slice_figures(session, library, r, query, fresh) if query.sliced else sb.figures(r.summary)
-        entries.append(sb.Entry(r.evaluation_id, r.target_name, r.model, r.suite, r.finished_at, figures))
+        figures = _figures(session, library, r, query, fresh)
+        if figures is not None:
+            entries.append(sb.Entry(r.evaluation_id, r.target_name, r.model, r.suite, r.finished_at, figures))
     shown = [e for e in entries if e.figures.n_items or not query.sliced]
     ranked = sb.rank(shown)
     pillars = sorted({p for _, e in ranked for p in e.figures.pillars} | set(library.pillars))
     return Board(
         query=query,
-        version=version,
+        version=query.version or library.version,
         rows=sb.ordered(ranked, query.sort, query.order),
         hidden=len(entries) - len(shown),
         pillars=pillars,
@@ -194,7 +218,7 @@ class BoardCache:
     def __init__(self, max_boards: int = 256) -> None:
         self.max_boards = max_boards
         self._boards: OrderedDict[BoardQuery, tuple[Stamp, Board]] = OrderedDict()
-        self._records: dict[str, tuple[Stamp, list[ev_store.BoardRecord]]] = {}
+        self._records: OrderedDict[Hashable, tuple[Stamp, list[ev_store.BoardRecord]]] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[Hashable, threading.Lock] = {}
 
@@ -210,13 +234,22 @@ class BoardCache:
             self._boards.move_to_end(query)
             return hit[1]
 
-    def records(self, session: Session, version: str, stamp: Stamp) -> list[ev_store.BoardRecord]:
-        with self._builder(("records", version)):
-            hit = self._records.get(version)
+    def records(
+        self, session: Session, library: Library, query: BoardQuery, stamp: Stamp
+    ) -> list[ev_store.BoardRecord]:
+        """The rows of one stored slice at this stamp, shared by every sort and suite of that slice."""
+        key = (query.version or library.version, _slice(query))
+        with self._builder(("records", key)):
+            with self._lock:
+                hit = self._records.get(key)
             if hit is not None and hit[0] == stamp:
                 return hit[1]
-            records = ev_store.board_records(session=session, benchmark_version=version)
-            self._records[version] = (stamp, records)
+            records = read_records(session, library, query)
+            with self._lock:
+                self._records[key] = (stamp, records)
+                self._records.move_to_end(key)
+                while len(self._records) > self.max_boards:
+                    self._records.popitem(last=False)
             return records
 
     def board(self, session: Session, library: Library, query: BoardQuery, stamp: Stamp) -> Board:
@@ -228,8 +261,7 @@ class BoardCache:
             board = self._cached(query, stamp)
             if board is not None:
                 return board
-            version = query.version or library.version
-            records = self.records(session, version, stamp)
+            records = self.records(session, library, query, stamp)
             board = compute_board(session=session, library=library, query=query, records=records)
             with self._lock:
                 self._boards[query] = (stamp, board)

@@ -10,7 +10,7 @@ from app.benchmark.loader import Library
 from app.grading.verdict import likert_view
 from app.problems import Problem
 from app.schemas import ItemPublic, Leaderboard, LeaderboardEntry, ResultsPage
-from app.scoring.report import BOARD_SLICES, compute_report
+from app.scoring.report import compute_report
 from app.services.board import Board, BoardQuery, compute_board, entry_json, page
 from app.services.calibration import calibration
 from app.store import items as item_store
@@ -59,7 +59,7 @@ def results_page(*, session: Session, evaluation: Evaluation, cursor: str | None
 def report(*, session: Session, evaluation: Evaluation, library: Library) -> dict[str, Any]:
     """A finished evaluation serves the summary stored when it finished; a running one is computed live."""
     if evaluation.summary is not None:
-        body = {k: v for k, v in evaluation.summary.items() if k != BOARD_SLICES}
+        body = dict(evaluation.summary)
     elif evaluation.benchmark_version != library.version:
         raise Problem(
             409,

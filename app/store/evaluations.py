@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import case, func, update
-from sqlalchemy.orm import defer
+from sqlalchemy import case, delete, func, update
+from sqlalchemy.orm import aliased, defer
 from sqlmodel import Session, col, select
 
-from app.store.models import Evaluation, EvaluationItem, utcnow
+from app.store.models import WHOLE, BoardFigures, Evaluation, EvaluationItem, utcnow
 from app.webhooks.outbox import STALLED_EVENT, queue_settled_webhooks, queue_webhooks
 
 ACTIVE = ("queued", "running")
@@ -190,52 +190,61 @@ def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int,
     return int(count), str(newest)
 
 
-# The parts of a stored report a board row reads: a board of a thousand evaluations loads these, not whole reports.
-BOARD_SUMMARY_KEYS = (
-    "headline",
-    "overall",
-    "by_pillar",
-    "n_items",
-    "sensitivity",
-    "over_escalation",
-    "ungraded_share",
-    "board_slices",
-)
+def save_board_figures(*, session: Session, evaluation_id: str, figures: dict[str, dict[str, Any]]) -> None:
+    """Replace an evaluation's board figures (slice name → figures), in the caller's transaction."""
+    session.execute(delete(BoardFigures).where(col(BoardFigures.evaluation_id) == evaluation_id))
+    session.add_all(BoardFigures(evaluation_id=evaluation_id, slice=k, figures=v) for k, v in figures.items())
+
+
+def board_figures_of(*, session: Session, evaluation_id: str) -> dict[str, dict[str, Any]]:
+    """An evaluation's stored board figures, slice name → figures."""
+    stmt = select(BoardFigures.slice, BoardFigures.figures).where(BoardFigures.evaluation_id == evaluation_id)
+    return dict(session.exec(stmt).all())  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)
 class BoardRecord:
-    """One public finished evaluation as a board reads it; `summary` holds BOARD_SUMMARY_KEYS (None if absent)."""
+    """One public finished evaluation as a board reads it: its figures for one slice (None: no items in it),
+    and whether it has board figures at all (a report stored before they were kept has none)."""
 
     evaluation_id: str
     target_name: str
     model: str
     suite: str
     finished_at: datetime
-    summary: dict[str, Any]
+    figures: dict[str, Any] | None
+    has_figures: bool
 
 
-def board_records(*, session: Session, benchmark_version: str) -> list[BoardRecord]:
-    """Public succeeded evaluations of one version with a stored report."""
-    summary = Evaluation.__table__.c.summary  # type: ignore[attr-defined]
-    stmt = select(  # type: ignore[call-overload]
-        Evaluation.id,
-        Evaluation.target_name,
-        Evaluation.model,
-        Evaluation.suite,
-        Evaluation.finished_at,
-        *(summary[k] for k in BOARD_SUMMARY_KEYS),
-    ).where(
-        Evaluation.visibility == "public",
-        Evaluation.status == "succeeded",
-        Evaluation.benchmark_version == benchmark_version,
-        col(Evaluation.finished_at).is_not(None),
+def board_records(*, session: Session, benchmark_version: str, slice: str) -> list[BoardRecord]:
+    """Public succeeded evaluations of one version, each with its figures for `slice`: one small row each."""
+    part = aliased(BoardFigures)
+    whole = aliased(BoardFigures)
+    stmt = (
+        select(
+            Evaluation.id,
+            Evaluation.target_name,
+            Evaluation.model,
+            Evaluation.suite,
+            Evaluation.finished_at,
+            part.figures,
+            whole.evaluation_id,
+        )
+        .outerjoin(part, (part.evaluation_id == Evaluation.id) & (part.slice == slice))
+        .outerjoin(whole, (whole.evaluation_id == Evaluation.id) & (whole.slice == WHOLE))
+        .where(
+            Evaluation.visibility == "public",
+            Evaluation.status == "succeeded",
+            Evaluation.benchmark_version == benchmark_version,
+            col(Evaluation.finished_at).is_not(None),
+        )
     )
-    records = (
-        BoardRecord(*row[:5], summary=dict(zip(BOARD_SUMMARY_KEYS, row[5:], strict=True)))
-        for row in session.exec(stmt)
-    )
-    return [r for r in records if r.summary["headline"] is not None]  # a report that failed is not stored
+    return [BoardRecord(*row[:6], has_figures=row[6] is not None) for row in session.exec(stmt)]  # type: ignore[call-overload]
+
+
+def stored_summary(*, session: Session, evaluation_id: str) -> dict[str, Any] | None:
+    """The report stored at an evaluation's finish (None if the report failed)."""
+    return session.exec(select(Evaluation.summary).where(Evaluation.id == evaluation_id)).first()
 
 
 def board_versions(*, session: Session) -> list[str]:
