@@ -169,7 +169,12 @@ def seed_board(
                 assert stored is not None
                 stored.summary, figures = reports[profile]
                 session.add(stored)
-                ev_store.save_board_figures(session=session, evaluation_id=evaluation_id, figures=figures)
+                ev_store.save_board_figures(
+                    session=session,
+                    evaluation_id=evaluation_id,
+                    benchmark_version=stored.benchmark_version,
+                    figures=figures,
+                )
                 session.commit()
         ids.append(evaluation_id)
     return ids

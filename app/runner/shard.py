@@ -229,6 +229,7 @@ def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
                     ev_store.save_board_figures(
                         session=session,
                         evaluation_id=evaluation_id,
+                        benchmark_version=evaluation.benchmark_version,
                         figures={WHOLE: compact(report), **slices},
                     )
                 except Exception:  # a report bug must not leave a finished evaluation running forever

@@ -8,10 +8,12 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import case, delete, func, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import aliased, defer
 from sqlmodel import Session, col, select
 
-from app.store.models import WHOLE, BoardFigures, Evaluation, EvaluationItem, utcnow
+from app.store.models import WHOLE, BoardFigures, BoardStamp, Evaluation, EvaluationItem, utcnow
 from app.webhooks.outbox import STALLED_EVENT, queue_settled_webhooks, queue_webhooks
 
 ACTIVE = ("queued", "running")
@@ -171,15 +173,10 @@ def mark_stalled(*, session: Session, evaluation_id: str, reason: str) -> bool:
     return True
 
 
-def leaderboard(*, session: Session, benchmark_version: str | None) -> list[Evaluation]:
-    stmt = select(Evaluation).where(Evaluation.visibility == "public", Evaluation.status == "succeeded")
-    if benchmark_version:
-        stmt = stmt.where(Evaluation.benchmark_version == benchmark_version)
-    return list(session.exec(stmt.order_by(col(Evaluation.finished_at).desc())))
-
-
-def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int, str]:
-    """A cheap freshness stamp of the leaderboard (count, newest finish; on its index) for a cached body."""
+def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int, str, int]:
+    """The board stamp of a version: how many public finished evaluations, the newest finish (on their index),
+    and the version's count of board-figure writes. Any of them moves when the board does; every replica reads
+    the same."""
     count, newest = session.exec(
         select(func.count(), func.max(Evaluation.finished_at)).where(
             Evaluation.visibility == "public",
@@ -187,13 +184,32 @@ def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int,
             Evaluation.benchmark_version == benchmark_version,
         )
     ).one()
-    return int(count), str(newest)
+    changes = session.exec(
+        select(BoardStamp.changes).where(BoardStamp.benchmark_version == benchmark_version)
+    ).first()
+    return int(count), str(newest), int(changes or 0)
 
 
-def save_board_figures(*, session: Session, evaluation_id: str, figures: dict[str, dict[str, Any]]) -> None:
-    """Replace an evaluation's board figures (slice name → figures), in the caller's transaction."""
+def bump_board_stamp(*, session: Session, benchmark_version: str) -> None:
+    """Mark a version's board changed, in the caller's transaction."""
+    dialect = session.get_bind().dialect.name
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    stmt = insert(BoardStamp).values(benchmark_version=benchmark_version, changes=1)
+    session.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["benchmark_version"], set_={"changes": BoardStamp.changes + 1}
+        )
+    )
+
+
+def save_board_figures(
+    *, session: Session, evaluation_id: str, benchmark_version: str, figures: dict[str, dict[str, Any]]
+) -> None:
+    """Replace an evaluation's board figures (slice name → figures) and bump the board stamp, in the caller's
+    transaction, so no board sees the figures without knowing it changed."""
     session.execute(delete(BoardFigures).where(col(BoardFigures.evaluation_id) == evaluation_id))
     session.add_all(BoardFigures(evaluation_id=evaluation_id, slice=k, figures=v) for k, v in figures.items())
+    bump_board_stamp(session=session, benchmark_version=benchmark_version)
 
 
 def board_figures_of(*, session: Session, evaluation_id: str) -> dict[str, dict[str, Any]]:

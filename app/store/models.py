@@ -226,3 +226,13 @@ class BoardFigures(SQLModel, table=True):
     evaluation_id: str = Field(foreign_key="evaluation.id", primary_key=True, max_length=40)
     slice: str = Field(primary_key=True, max_length=80)
     figures: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+
+
+class BoardStamp(SQLModel, table=True):
+    """Bumped in the transaction that writes or removes board figures of a benchmark version, so a board kept by
+    any API replica is known stale even when no evaluation was added (a report rewritten, one unpublished)."""
+
+    __tablename__ = "board_stamp"
+
+    benchmark_version: str = Field(primary_key=True, max_length=40)
+    changes: int = 0

@@ -1,4 +1,5 @@
-"""board: per-evaluation board figures, whole and per country and condition, written with the report
+"""board: per-evaluation board figures (whole, per country, per condition) written with the report; a stamp per
+benchmark version bumped with them
 
 Revision ID: 0009
 Revises: 0008
@@ -26,7 +27,14 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["evaluation_id"], ["evaluation.id"]),
         sa.PrimaryKeyConstraint("evaluation_id", "slice"),
     )
+    op.create_table(
+        "board_stamp",
+        sa.Column("benchmark_version", sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
+        sa.Column("changes", sa.Integer(), nullable=False),
+        sa.PrimaryKeyConstraint("benchmark_version"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("board_stamp")
     op.drop_table("board_figures")

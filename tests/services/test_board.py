@@ -12,6 +12,8 @@ from app.problems import Problem
 from app.runner.deps import EngineDeps
 from app.services import board as board_service
 from app.services.board import BoardCache, BoardQuery, board_query, compute_board, decode_cursor, page
+from app.store import evaluations as ev_store
+from app.store.models import WHOLE
 from bench.board import seed_board
 
 
@@ -135,3 +137,21 @@ def test_an_unknown_country_condition_suite_or_sort_is_a_problem_naming_it(seede
             board_query(seeded.library, **{field: value})
         assert raised.value.status == 422 and raised.value.field == field
     assert board_query(seeded.library, country="US", sort="pillar:P1").sliced
+
+
+def test_a_rewritten_report_moves_the_stamp_and_the_board_without_a_new_evaluation(
+    growing: EngineDeps,
+) -> None:
+    cache = BoardCache()
+    before = cached(growing, cache, BoardQuery())
+    last = before.rows[-1][1].evaluation_id
+    with Session(growing.engine) as session:
+        figures = ev_store.board_figures_of(session=session, evaluation_id=last)
+        whole = figures[WHOLE]
+        figures[WHOLE] = {**whole, "headline": {**whole["headline"], "score": 0.999}}
+        ev_store.save_board_figures(
+            session=session, evaluation_id=last, benchmark_version=growing.library.version, figures=figures
+        )
+        session.commit()
+    after = cached(growing, cache, BoardQuery())
+    assert after.rows[0][1].evaluation_id == last and after.rows[0][1].figures.score.value == 0.999
