@@ -12,9 +12,11 @@ from app.store.migrate import upgrade
 from bench.board import board_library, seed_board
 
 
-def board_deps(root: Path, evaluations: int, seed: int) -> EngineDeps:
+def board_deps(root: Path, evaluations: int, seed: int, database_url: str | None = None) -> EngineDeps:
     """Real library with a suite over several countries and personas; `evaluations` finished public ones."""
-    settings = Settings(var_dir=root / "var", data_dir=board_library(root), database_url=None, redis_url=None)
+    settings = Settings(
+        var_dir=root / "var", data_dir=board_library(root), database_url=database_url, redis_url=None
+    )
     upgrade(settings)
     deps = build_deps(settings)
     seed_board(deps, evaluations, seed=seed)
@@ -31,3 +33,9 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> EngineDeps:
 def growing(tmp_path: Path) -> EngineDeps:
     """Two evaluations, for a test that adds more."""
     return board_deps(tmp_path, evaluations=2, seed=9)
+
+
+@pytest.fixture
+def growing_on_postgres(tmp_path: Path, postgres_url: str) -> EngineDeps:
+    """The same, on PostgreSQL (scale-out: several API replicas read one board stamp)."""
+    return board_deps(tmp_path, evaluations=2, seed=9, database_url=postgres_url)

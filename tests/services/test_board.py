@@ -68,7 +68,11 @@ def test_the_board_is_ranked_by_score_and_a_column_sort_keeps_the_ranks(seeded: 
     assert {(r, e.evaluation_id) for r, e in by_name.rows} == {(r, e.evaluation_id) for r, e in board.rows}
 
 
-def test_the_board_changes_when_a_new_public_evaluation_finishes(growing: EngineDeps) -> None:
+@pytest.mark.parametrize("store", ["growing", "growing_on_postgres"])
+def test_the_board_changes_when_a_new_public_evaluation_finishes(
+    store: str, request: pytest.FixtureRequest
+) -> None:
+    growing: EngineDeps = request.getfixturevalue(store)
     cache = BoardCache()
     before = cached(growing, cache, BoardQuery(country="US"))
     assert cached(growing, cache, BoardQuery(country="US")) is before  # same stamp: the kept board
@@ -139,9 +143,11 @@ def test_an_unknown_country_condition_suite_or_sort_is_a_problem_naming_it(seede
     assert board_query(seeded.library, country="US", sort="pillar:P1").sliced
 
 
+@pytest.mark.parametrize("store", ["growing", "growing_on_postgres"])
 def test_a_rewritten_report_moves_the_stamp_and_the_board_without_a_new_evaluation(
-    growing: EngineDeps,
+    store: str, request: pytest.FixtureRequest
 ) -> None:
+    growing: EngineDeps = request.getfixturevalue(store)
     cache = BoardCache()
     before = cached(growing, cache, BoardQuery())
     last = before.rows[-1][1].evaluation_id
