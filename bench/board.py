@@ -218,9 +218,10 @@ async def client(
                 codes[f"{kind} {type(exc).__name__}"] += 1
                 status = None
             elapsed_ms = (time.perf_counter() - started) * 1000
-            if time.monotonic() >= warm_until and status is not None:
-                samples[kind].append(elapsed_ms)
-                codes[f"{kind} {status}"] += 1
+            if status is not None:
+                codes[f"{kind} {status}"] += 1  # warm-up included: failures count whenever they happen
+                if time.monotonic() >= warm_until:
+                    samples[kind].append(elapsed_ms)
             tick += 1.0
             await asyncio.sleep(max(0.0, tick - time.monotonic()))
 
@@ -244,6 +245,12 @@ async def poll(
         ),
     )
     return samples, codes
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used (Linux /proc): what a request costs whatever the machine's load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def cold(base: str, path: str) -> float:
@@ -304,11 +311,13 @@ def main(argv: list[str] | None = None) -> None:
         }
         note(f"first requests (board computed): {first}")
         note(f"{args.clients} clients polling for {args.seconds:g} s after {args.warmup:g} s of warm-up")
+        cpu_before = cpu_seconds(server.pid)
         samples, codes = asyncio.run(
             poll(
                 base, args.clients, countries, args.seconds, args.warmup, lambda: seed_board(deps, 1, seed=1)
             )
         )
+        server_cpu_s = cpu_seconds(server.pid) - cpu_before
         load = os.getloadavg()
     finally:
         server.terminate()
@@ -327,6 +336,9 @@ def main(argv: list[str] | None = None) -> None:
             f"{k:<13} n={f.get('n', 0):<5} p50 {f.get('p50_ms', 0):7.1f} ms  p99 {f.get('p99_ms', 0):7.1f} ms  "
             f"max {f.get('max_ms', 0):7.1f} ms  (goal p99 < {GOALS_MS[k]:g} ms)"
         )
+    requests = sum(codes.values())
+    cpu_ms = round(1000 * server_cpu_s / requests, 2) if requests else None
+    note(f"server CPU {server_cpu_s:.1f} s for {requests} requests: {cpu_ms} ms a request")
     note(
         f"failures {failures or 'none'}; "
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores"
@@ -340,6 +352,7 @@ def main(argv: list[str] | None = None) -> None:
         **figures,
         "responses": dict(sorted(codes.items())),
         "failures": failures,
+        "server_cpu_ms_per_request": cpu_ms,
         "goals_p99_ms": GOALS_MS,
         "met": met,
         "load_average": [round(x, 2) for x in load],
