@@ -49,7 +49,7 @@ async def get_leaderboard(
     ] = "score",
     order: Literal["asc", "desc"] = "desc",
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
 ) -> Response:
     """Computed once per change of the public, finished set; a poll costs at most one indexed stamp read.
 

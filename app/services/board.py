@@ -31,6 +31,7 @@ from app.store import evaluations as ev_store
 from app.store.models import WHOLE, slice_name
 
 Stamp = Hashable
+MAX_CURSOR = 200  # ours are a few dozen characters
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +184,8 @@ def encode_cursor(position: int, evaluation_id: str) -> str:
 def decode_cursor(cursor: str) -> tuple[int, str]:
     """(position of the next row, id of the last row seen); anything we did not issue is a 400 naming `cursor`."""
     try:
+        if len(cursor) > MAX_CURSOR:
+            raise ValueError(cursor[:20])
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         position, evaluation_id = json.loads(raw)
         if isinstance(position, int) and position >= 0 and isinstance(evaluation_id, str):
