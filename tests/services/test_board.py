@@ -121,7 +121,7 @@ def test_pages_with_a_cursor_cover_the_board_once_and_a_bad_cursor_names_the_fie
         if cursor is None:
             break
     assert seen == [e.evaluation_id for _, e in board.rows]
-    for bad in ("not-a-cursor", "W10", "eyJhIjoxfQ"):
+    for bad in ("not-a-cursor", "W10", "eyJhIjoxfQ", "WzAsIiJd" * 100):
         with pytest.raises(Problem) as raised:
             decode_cursor(bad)
         assert raised.value.status == 400 and raised.value.field == "cursor"
