@@ -157,7 +157,7 @@ def seed_board(
             if finish_evaluation(deps, evaluation_id) != "succeeded":
                 raise SystemExit(f"{evaluation_id} did not settle as succeeded")
             with Session(deps.engine) as session:
-                summary = ev_store.stored_summary(session=session, evaluation_id=evaluation_id) or {}
+                summary = ev_store.stored_report(session=session, evaluation_id=evaluation_id)[0] or {}
                 reports[profile] = (
                     summary,
                     ev_store.board_figures_of(session=session, evaluation_id=evaluation_id),
@@ -173,6 +173,7 @@ def seed_board(
                     session=session,
                     evaluation_id=evaluation_id,
                     benchmark_version=stored.benchmark_version,
+                    finished_at=stored.finished_at or utcnow(),
                     figures=figures,
                 )
                 session.commit()

@@ -220,6 +220,7 @@ def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
         if status is not None:
             evaluation = session.get(Evaluation, evaluation_id)
             if evaluation is not None:
+                session.refresh(evaluation, ["finished_at"])  # set by the guarded update just above
                 try:
                     report = compute_report(
                         session=session, evaluation_id=evaluation_id, library=deps.library, with_slices=True
@@ -230,6 +231,7 @@ def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
                         session=session,
                         evaluation_id=evaluation_id,
                         benchmark_version=evaluation.benchmark_version,
+                        finished_at=evaluation.finished_at or utcnow(),  # set above; typed optional
                         figures={WHOLE: compact(report), **slices},
                     )
                 except Exception:  # a report bug must not leave a finished evaluation running forever

@@ -124,20 +124,24 @@ def _from_items(session: Session, library: Library, evaluation_id: str, query: B
     return sb.figures(sb.slice_summary(facets, library))
 
 
-def _figures(
+def _entry(
     session: Session, library: Library, record: ev_store.BoardRecord, query: BoardQuery, fresh: bool
-) -> sb.Figures | None:
-    """A row's figures: the stored ones; without them (or fresh) the stored report, or the slice's items.
+) -> sb.Entry | None:
+    """A row: the stored figures; without them (or fresh) from the stored report, or the slice's items.
     None: the evaluation has no report (it failed), so it is not on the board."""
-    stored = record.has_figures and not fresh and _slice(query) is not None
-    if stored:
-        return sb.figures(record.figures or {})  # a slice without a row: no item in it
-    summary = ev_store.stored_summary(session=session, evaluation_id=record.evaluation_id)
-    if summary is None:
+    if record.finished_at is not None and not fresh and _slice(query) is not None:
+        figures = sb.figures(record.figures or {})  # a slice without a row: no item in it
+        return sb.Entry(
+            record.evaluation_id, record.target_name, record.model, record.suite, record.finished_at, figures
+        )
+    summary, finished_at = ev_store.stored_report(session=session, evaluation_id=record.evaluation_id)
+    if summary is None or finished_at is None:
         return None
-    if not query.sliced:
-        return sb.figures(summary)
-    return _from_items(session, library, record.evaluation_id, query)
+    sliced = query.sliced
+    figures = _from_items(session, library, record.evaluation_id, query) if sliced else sb.figures(summary)
+    return sb.Entry(
+        record.evaluation_id, record.target_name, record.model, record.suite, finished_at, figures
+    )
 
 
 def read_records(session: Session, library: Library, query: BoardQuery) -> list[ev_store.BoardRecord]:
@@ -161,9 +165,9 @@ def compute_board(
     for r in records:
         if query.suite and r.suite != query.suite:
             continue
-        figures = _figures(session, library, r, query, fresh)
-        if figures is not None:
-            entries.append(sb.Entry(r.evaluation_id, r.target_name, r.model, r.suite, r.finished_at, figures))
+        entry = _entry(session, library, r, query, fresh)
+        if entry is not None:
+            entries.append(entry)
     shown = [e for e in entries if e.figures.n_items or not query.sliced]
     ranked = sb.rank(shown)
     pillars = sorted({p for _, e in ranked for p in e.figures.pillars} | set(library.pillars))

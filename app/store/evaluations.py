@@ -173,12 +173,12 @@ def mark_stalled(*, session: Session, evaluation_id: str, reason: str) -> bool:
     return True
 
 
-def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int, str, int]:
-    """The board stamp of a version: how many public finished evaluations, the newest finish (on their index),
-    and the version's count of board-figure writes. Any of them moves when the board does; every replica reads
-    the same."""
-    count, newest = session.exec(
-        select(func.count(), func.max(Evaluation.finished_at)).where(
+def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int, int]:
+    """The board stamp of a version: how many public finished evaluations (counted on their index, no row read)
+    and the version's count of board-figure writes, bumped in the transaction of every write. Either moves when
+    the board does; every replica reads the same."""
+    count = session.exec(
+        select(func.count()).where(
             Evaluation.visibility == "public",
             Evaluation.status == "succeeded",
             Evaluation.benchmark_version == benchmark_version,
@@ -187,7 +187,7 @@ def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int,
     changes = session.exec(
         select(BoardStamp.changes).where(BoardStamp.benchmark_version == benchmark_version)
     ).first()
-    return int(count), str(newest), int(changes or 0)
+    return int(count), int(changes or 0)
 
 
 def bump_board_stamp(*, session: Session, benchmark_version: str) -> None:
@@ -203,12 +203,20 @@ def bump_board_stamp(*, session: Session, benchmark_version: str) -> None:
 
 
 def save_board_figures(
-    *, session: Session, evaluation_id: str, benchmark_version: str, figures: dict[str, dict[str, Any]]
+    *,
+    session: Session,
+    evaluation_id: str,
+    benchmark_version: str,
+    finished_at: datetime,
+    figures: dict[str, dict[str, Any]],
 ) -> None:
     """Replace an evaluation's board figures (slice name → figures) and bump the board stamp, in the caller's
     transaction, so no board sees the figures without knowing it changed."""
     session.execute(delete(BoardFigures).where(col(BoardFigures.evaluation_id) == evaluation_id))
-    session.add_all(BoardFigures(evaluation_id=evaluation_id, slice=k, figures=v) for k, v in figures.items())
+    session.add_all(
+        BoardFigures(evaluation_id=evaluation_id, slice=k, figures=v, finished_at=finished_at)
+        for k, v in figures.items()
+    )
     bump_board_stamp(session=session, benchmark_version=benchmark_version)
 
 
@@ -220,20 +228,24 @@ def board_figures_of(*, session: Session, evaluation_id: str) -> dict[str, dict[
 
 @dataclass(frozen=True, slots=True)
 class BoardRecord:
-    """One public finished evaluation as a board reads it: its figures for one slice (None: no items in it),
-    and whether it has board figures at all (a report stored before they were kept has none)."""
+    """One public finished evaluation as a board reads it: its figures for one slice (None: no items in it) and
+    its finish; finished_at is None when it has no board figures (a report stored before they were kept)."""
 
     evaluation_id: str
     target_name: str
     model: str
     suite: str
-    finished_at: datetime
     figures: dict[str, Any] | None
-    has_figures: bool
+    finished_at: datetime | None
+
+    @property
+    def has_figures(self) -> bool:
+        return self.finished_at is not None
 
 
 def board_records(*, session: Session, benchmark_version: str, slice: str) -> list[BoardRecord]:
-    """Public succeeded evaluations of one version, each with its figures for `slice`: one small row each."""
+    """Public succeeded evaluations of one version, each with its figures for `slice`: one small row each, and
+    only evaluation columns stored before the report (read without touching it)."""
     part = aliased(BoardFigures)
     whole = aliased(BoardFigures)
     stmt = (
@@ -242,9 +254,8 @@ def board_records(*, session: Session, benchmark_version: str, slice: str) -> li
             Evaluation.target_name,
             Evaluation.model,
             Evaluation.suite,
-            Evaluation.finished_at,
             part.figures,
-            whole.evaluation_id,
+            whole.finished_at,
         )
         .outerjoin(part, (part.evaluation_id == Evaluation.id) & (part.slice == slice))
         .outerjoin(whole, (whole.evaluation_id == Evaluation.id) & (whole.slice == WHOLE))
@@ -252,15 +263,17 @@ def board_records(*, session: Session, benchmark_version: str, slice: str) -> li
             Evaluation.visibility == "public",
             Evaluation.status == "succeeded",
             Evaluation.benchmark_version == benchmark_version,
-            col(Evaluation.finished_at).is_not(None),
         )
     )
-    return [BoardRecord(*row[:6], has_figures=row[6] is not None) for row in session.exec(stmt)]  # type: ignore[call-overload]
+    return [BoardRecord(*row) for row in session.exec(stmt)]  # type: ignore[call-overload]
 
 
-def stored_summary(*, session: Session, evaluation_id: str) -> dict[str, Any] | None:
-    """The report stored at an evaluation's finish (None if the report failed)."""
-    return session.exec(select(Evaluation.summary).where(Evaluation.id == evaluation_id)).first()
+def stored_report(*, session: Session, evaluation_id: str) -> tuple[dict[str, Any] | None, datetime | None]:
+    """The report stored at an evaluation's finish (None if the report failed), and the finish."""
+    row = session.exec(
+        select(Evaluation.summary, Evaluation.finished_at).where(Evaluation.id == evaluation_id)
+    ).first()
+    return (row[0], row[1]) if row else (None, None)
 
 
 def board_versions(*, session: Session) -> list[str]:

@@ -226,6 +226,9 @@ class BoardFigures(SQLModel, table=True):
     evaluation_id: str = Field(foreign_key="evaluation.id", primary_key=True, max_length=40)
     slice: str = Field(primary_key=True, max_length=80)
     figures: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    # The evaluation's finish, beside its figures: on SQLite a column stored after the large report (as
+    # evaluation.finished_at is) is read by walking the report's overflow pages, for every row of a board.
+    finished_at: datetime
 
 
 class BoardStamp(SQLModel, table=True):

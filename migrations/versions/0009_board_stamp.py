@@ -24,6 +24,7 @@ def upgrade() -> None:
         sa.Column("evaluation_id", sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
         sa.Column("slice", sqlmodel.sql.sqltypes.AutoString(length=80), nullable=False),
         sa.Column("figures", sa.JSON(), nullable=False),
+        sa.Column("finished_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.ForeignKeyConstraint(["evaluation_id"], ["evaluation.id"]),
         sa.PrimaryKeyConstraint("evaluation_id", "slice"),
     )

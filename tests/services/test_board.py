@@ -156,7 +156,11 @@ def test_a_rewritten_report_moves_the_stamp_and_the_board_without_a_new_evaluati
         whole = figures[WHOLE]
         figures[WHOLE] = {**whole, "headline": {**whole["headline"], "score": 0.999}}
         ev_store.save_board_figures(
-            session=session, evaluation_id=last, benchmark_version=growing.library.version, figures=figures
+            session=session,
+            evaluation_id=last,
+            benchmark_version=growing.library.version,
+            finished_at=before.rows[-1][1].finished,
+            figures=figures,
         )
         session.commit()
     after = cached(growing, cache, BoardQuery())
