@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import httpx
 from sqlmodel import Session
 
 from app.benchmark.items import expand_suite
@@ -254,14 +255,19 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cold(base: str, path: str) -> float:
-    """One request's time on a board not yet computed (the first after a start or a change)."""
-    import httpx
-
+def cold(base: str, path: str) -> tuple[float, httpx.Response]:
+    """One request's time on a board not yet computed (the first after a start or a change), and its answer."""
     started = time.perf_counter()
     response = httpx.get(base + path, timeout=120)
     response.raise_for_status()
-    return round((time.perf_counter() - started) * 1000, 1)
+    return round((time.perf_counter() - started) * 1000, 1), response
+
+
+def check_served(board: httpx.Response, page: httpx.Response, evaluations: int) -> None:
+    """Figures of an empty or broken board would mean nothing: the whole board must be there."""
+    total = board.json()["total"]
+    if total != evaluations or 'href="/evaluations/' not in page.text:
+        raise SystemExit(f"the served board has {total} entries, not the {evaluations} seeded")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -305,11 +311,13 @@ def main(argv: list[str] | None = None) -> None:
     base = f"http://127.0.0.1:{port}"
     try:
         wait_http(f"{base}/healthz", timeout=120)
-        first = {
-            "json": cold(base, "/v1/leaderboard"),
-            "page": cold(base, "/"),
-            "page_country": cold(base, "/?country=US"),
-        }
+        (json_ms, board), (page_ms, page), (country_ms, _) = (
+            cold(base, "/v1/leaderboard"),
+            cold(base, "/"),
+            cold(base, "/?country=US"),
+        )
+        check_served(board, page, args.evaluations)
+        first = {"json": json_ms, "page": page_ms, "page_country": country_ms}
         note(f"first requests (board computed): {first}")
         note(f"{args.clients} clients polling for {args.seconds:g} s after {args.warmup:g} s of warm-up")
         cpu_before = cpu_seconds(server.pid)
