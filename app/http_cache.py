@@ -80,16 +80,24 @@ class BodyCache:
             return None
         return hit[3], hit[4]
 
+    def current(self, key: Hashable, stamp: Hashable, fresh_s: float = 0.0) -> tuple[bytes, str] | None:
+        """(body, etag) if kept for this stamp within ttl_s, then fresh for fresh_s; else None."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None or hit[0] != stamp or now - hit[1] >= self.ttl_s:
+                return None
+            self._entries[key] = (stamp, hit[1], now + fresh_s, hit[3], hit[4])
+            return hit[3], hit[4]
+
     def get_or_render(
         self, key: Hashable, stamp: Hashable, render: Callable[[], bytes], fresh_s: float = 0.0
     ) -> tuple[bytes, str]:
         """(body, etag): rendered again only when the stamp changed or after ttl_s; then fresh for fresh_s."""
+        hit = self.current(key, stamp, fresh_s)
+        if hit is not None:
+            return hit
         now = time.monotonic()
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is not None and hit[0] == stamp and now - hit[1] < self.ttl_s:
-                self._entries[key] = (stamp, hit[1], now + fresh_s, hit[3], hit[4])
-                return hit[3], hit[4]
         body = render()
         etag = etag_for(body)
         with self._lock:

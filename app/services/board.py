@@ -265,19 +265,43 @@ class BoardCache:
         if board is not None:
             return board
         with self._builder(query):
-            board = self._cached(query, stamp)
-            if board is not None:
-                return board
-            records = self.records(session, library, query, stamp)
-            board = compute_board(session=session, library=library, query=query, records=records)
+            return self._build(session, library, query, stamp)
+
+    def latest(
+        self, session: Session, library: Library, query: BoardQuery, stamp: Stamp
+    ) -> tuple[Stamp, Board]:
+        """(stamp, board): this stamp's board; while another thread builds it, the previous board and its stamp
+        instead of a wait, so a change of the board under polling stalls no one."""
+        board = self._cached(query, stamp)
+        if board is not None:
+            return stamp, board
+        builder = self._builder(query)
+        if not builder.acquire(blocking=False):
             with self._lock:
-                self._boards[query] = (stamp, board)
-                self._boards.move_to_end(query)
-                while len(self._boards) > self.max_boards:
-                    self._boards.popitem(last=False)
-                if len(self._building) > 4 * self.max_boards:
-                    self._building.clear()  # idle builder locks; one in use is still held by its thread
+                previous = self._boards.get(query)
+            if previous is not None:
+                return previous
+            builder.acquire()
+        try:
+            return stamp, self._build(session, library, query, stamp)
+        finally:
+            builder.release()
+
+    def _build(self, session: Session, library: Library, query: BoardQuery, stamp: Stamp) -> Board:
+        """Called holding the query's builder lock: another thread may have built it meanwhile."""
+        board = self._cached(query, stamp)
+        if board is not None:
             return board
+        records = self.records(session, library, query, stamp)
+        board = compute_board(session=session, library=library, query=query, records=records)
+        with self._lock:
+            self._boards[query] = (stamp, board)
+            self._boards.move_to_end(query)
+            while len(self._boards) > self.max_boards:
+                self._boards.popitem(last=False)
+            if len(self._building) > 4 * self.max_boards:
+                self._building.clear()  # idle builder locks; one in use is still held by its thread
+        return board
 
 
 def board_stamp(session: Session, library: Library, query: BoardQuery) -> Stamp:
@@ -322,9 +346,14 @@ def board_body(
     fresh_s: float,
 ) -> tuple[bytes, str]:
     """(body, etag) of one view of a board: one stamp read; the board and the body are built only when the stamp
-    moved (or the body cache's time to live ran out), then answered from memory for fresh_s."""
+    moved (or the body cache's time to live ran out), then answered from memory for fresh_s. While one request
+    rebuilds a changed board, the others get the previous body (public data may be seconds stale anyway)."""
     with Session(engine) as session:
         stamp = board_stamp(session, library, query)
-        return bodies.get_or_render(
-            key, stamp, lambda: render(session, boards.board(session, library, query, stamp)), fresh_s=fresh_s
-        )
+        hit = bodies.current(key, stamp, fresh_s)
+        if hit is not None:
+            return hit
+        used, board = boards.latest(session, library, query, stamp)
+        if used != stamp:  # being rebuilt by another request: the previous board's body, not fresh for long
+            return bodies.get_or_render(key, used, lambda: render(session, board))
+        return bodies.get_or_render(key, stamp, lambda: render(session, board), fresh_s=fresh_s)

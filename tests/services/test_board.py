@@ -165,3 +165,39 @@ def test_a_rewritten_report_moves_the_stamp_and_the_board_without_a_new_evaluati
         session.commit()
     after = cached(growing, cache, BoardQuery())
     assert after.rows[0][1].evaluation_id == last and after.rows[0][1].figures.score.value == 0.999
+
+
+def test_while_a_changed_board_is_built_others_get_the_previous_one_without_waiting(
+    growing: EngineDeps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, query, library = BoardCache(), BoardQuery(), growing.library
+    with Session(growing.engine) as session:
+        old_stamp = board_service.board_stamp(session, library, query)
+        previous = cache.board(session, library, query, old_stamp)
+    seed_board(growing, 1, seed=12)
+    started, release = threading.Event(), threading.Event()
+    real = board_service.compute_board
+
+    def held(**kwargs: object) -> board_service.Board:
+        started.set()
+        release.wait(timeout=30)
+        return real(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(board_service, "compute_board", held)
+    with Session(growing.engine) as session:
+        new_stamp = board_service.board_stamp(session, library, query)
+    assert new_stamp != old_stamp
+    built: list[tuple[object, board_service.Board]] = []
+
+    def build() -> None:
+        with Session(growing.engine) as session:
+            built.append(cache.latest(session, library, query, new_stamp))
+
+    builder = threading.Thread(target=build)
+    builder.start()
+    assert started.wait(timeout=30)
+    with Session(growing.engine) as session:
+        assert cache.latest(session, library, query, new_stamp) == (old_stamp, previous)
+    release.set()
+    builder.join(timeout=60)
+    assert built[0][0] == new_stamp and len(built[0][1].rows) == len(previous.rows) + 1
