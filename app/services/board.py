@@ -228,6 +228,9 @@ class BoardCache:
         self._records: OrderedDict[Hashable, tuple[Stamp, list[ev_store.BoardRecord]]] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[Hashable, threading.Lock] = {}
+        # One build at a time: after a change, a dozen views rebuilding at once would share the GIL with the
+        # event loop a dozen ways, and every poll answered from memory would wait its turn behind them.
+        self._build_slot = threading.Lock()
 
     def _builder(self, key: Hashable) -> threading.Lock:
         with self._lock:
@@ -292,8 +295,9 @@ class BoardCache:
         board = self._cached(query, stamp)
         if board is not None:
             return board
-        records = self.records(session, library, query, stamp)
-        board = compute_board(session=session, library=library, query=query, records=records)
+        with self._build_slot:
+            records = self.records(session, library, query, stamp)
+            board = compute_board(session=session, library=library, query=query, records=records)
         with self._lock:
             self._boards[query] = (stamp, board)
             self._boards.move_to_end(query)
