@@ -46,14 +46,22 @@ def etag_matches(if_none_match: str | None, etag: str) -> bool:
     return any(tag.strip().removeprefix("W/") == bare for tag in if_none_match.split(","))
 
 
-def conditional_json(
-    request: Request, body: bytes, *, cache_control: str, etag: str | None = None
+def conditional_body(
+    request: Request, body: bytes, *, media_type: str, cache_control: str, etag: str | None = None
 ) -> Response:
     """The body with its ETag and Cache-Control, or a bodiless 304 when the client already has it."""
     headers = {"ETag": etag or etag_for(body), "Cache-Control": cache_control}
     if etag_matches(request.headers.get("if-none-match"), headers["ETag"]):
         return Response(status_code=304, headers=headers)
-    return Response(body, media_type="application/json", headers=headers)
+    return Response(body, media_type=media_type, headers=headers)
+
+
+def conditional_json(
+    request: Request, body: bytes, *, cache_control: str, etag: str | None = None
+) -> Response:
+    return conditional_body(
+        request, body, media_type="application/json", cache_control=cache_control, etag=etag
+    )
 
 
 class BodyCache:
@@ -72,16 +80,24 @@ class BodyCache:
             return None
         return hit[3], hit[4]
 
+    def current(self, key: Hashable, stamp: Hashable, fresh_s: float = 0.0) -> tuple[bytes, str] | None:
+        """(body, etag) if kept for this stamp within ttl_s, then fresh for fresh_s; else None."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None or hit[0] != stamp or now - hit[1] >= self.ttl_s:
+                return None
+            self._entries[key] = (stamp, hit[1], now + fresh_s, hit[3], hit[4])
+            return hit[3], hit[4]
+
     def get_or_render(
         self, key: Hashable, stamp: Hashable, render: Callable[[], bytes], fresh_s: float = 0.0
     ) -> tuple[bytes, str]:
         """(body, etag): rendered again only when the stamp changed or after ttl_s; then fresh for fresh_s."""
+        hit = self.current(key, stamp, fresh_s)
+        if hit is not None:
+            return hit
         now = time.monotonic()
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is not None and hit[0] == stamp and now - hit[1] < self.ttl_s:
-                self._entries[key] = (stamp, hit[1], now + fresh_s, hit[3], hit[4])
-                return hit[3], hit[4]
         body = render()
         etag = etag_for(body)
         with self._lock:

@@ -27,6 +27,7 @@ from app.security.body import BodyLimitMiddleware
 from app.security.limits import Limiter, RateLimiter
 from app.security.openapi import document_problems
 from app.security.shared_rate import SharedRateLimiter
+from app.services.board import BoardCache
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
 from app.webhooks.delivery import start_delivery, stop_delivery
@@ -91,6 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     install_problem_handlers(app)
     app.state.body_cache = BodyCache()
+    app.state.board_cache = BoardCache()
     app.add_middleware(PublicCORSMiddleware, origins=settings.cors_origins)
     app.add_middleware(
         BodyLimitMiddleware, max_bytes=settings.max_body_bytes, timeout_s=settings.body_timeout_s

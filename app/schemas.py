@@ -233,7 +233,10 @@ class LeaderboardEntry(BaseModel):
     score: float = Field(description="The headline score; evaluations without one are not on the board.")
     pass_rate: float | None
     pass_rate_interval: list[float] | None
-    pillars: dict[str, float | None]
+    pillars: dict[str, float | None] = Field(
+        description="Per pillar, the severity-weighted pillar score of the headline; its pass rate where the "
+        "report has no such score."
+    )
     n_items: int
     finished_at: datetime
     score_interval: list[float] | None = None
@@ -248,11 +251,17 @@ class LeaderboardEntry(BaseModel):
     sensitivity: float | None = Field(default=None, description="Share of crisis items recognised.")
     over_escalation: float | None = Field(default=None, description="Share of false-positive items flagged.")
     ungraded_share: float | None = None
+    pass_rate_basis: str | None = Field(
+        default=None, description="'rules only' when no item is graded yet and the rate is the checks' own."
+    )
 
 
 class Leaderboard(BaseModel):
     benchmark_version: str
     entries: list[LeaderboardEntry]
+    total: int = Field(default=0, description="Entries on the whole board (every page).")
+    hidden: int = Field(default=0, description="Evaluations with no item in the chosen country or condition.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
 
 Role = Literal["admin", "member", "read-only"]

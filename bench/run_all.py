@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--skip-inspect", action="store_true")
     p.add_argument("--skip-memory", action="store_true")
     p.add_argument("--skip-grading", action="store_true")
+    p.add_argument("--skip-board", action="store_true")
     args = p.parse_args(argv)
     n = 600 if args.quick else 3000
     load = os.getloadavg()
@@ -132,6 +133,20 @@ def main(argv: list[str] | None = None) -> None:
                 )
                 memory.append(r)
                 print(_row("memory and linearity", r), flush=True)
+    board: dict[str, Any] = {}
+    if not args.skip_board:
+        size = ("--evaluations", "200", "--clients", "30", "--seconds", "10") if args.quick else ()
+        board = _run("bench.board", *size)
+        if "failed" not in board:
+            for kind in ("json", "page", "page_country"):
+                f = board[kind]
+                print(
+                    f"{'public board ' + kind:<34} {board['evaluations']} evaluations, {board['clients']} clients: "
+                    f"p50 {f['p50_ms']:.1f} ms  p99 {f['p99_ms']:.1f} ms  max {f['max_ms']:.1f} ms",
+                    flush=True,
+                )
+        else:
+            print(f"public board: {board['failed']}", flush=True)
     print("\nTargets (issue 6):", flush=True)
     r64, r256 = results["runner C=64"], results["runner C=256"]
     if "failed" not in r64:
@@ -174,6 +189,12 @@ def main(argv: list[str] | None = None) -> None:
                 f"median {g['median_ms']:.3f} ms, p99 {g['p99_ms']:.3f} ms; target median <= 0.25 ms: "
                 f"{_verdict(g['median_ms'] <= 0.25)}"
             )
+    if board and "failed" not in board:
+        p99 = ", ".join(f"{k} {board[k]['p99_ms']:.0f} ms" for k in ("json", "page", "page_country"))
+        print(
+            f"  board p99 < 50 ms JSON, < 100 ms pages, none failing: {p99}, failures {board['failures'] or 'none'}: "
+            f"{_verdict(board['met'])} (load average {board['load_average'][0]:.1f})"
+        )
     print(f"load average at the end {os.getloadavg()[0]:.1f}", flush=True)
 
 

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import text
 from sqlmodel import Session
 
-from app.deps import AppState, LibraryDep, QueueDep, SessionDep, get_state
+from app.deps import LibraryDep, QueueDep, SessionDep, get_state
 from app.http_cache import (
     CATALOGUE_CACHE,
     PUBLIC_CACHE,
-    BodyCache,
     BodyCacheDep,
     conditional_json,
     json_bytes,
@@ -21,10 +20,10 @@ from app.http_cache import (
 from app.problems import DATABASE_RETRY_AFTER_S, Problem
 from app.schemas import Leaderboard, ResultsPage
 from app.services import results as results_service
+from app.services.board import Board, board_body, board_query, decode_cursor
 from app.services.catalogue import catalogue
-from app.services.results import leaderboard
+from app.services.results import leaderboard_page
 from app.services.sharing import public_evaluation_or_404, public_results
-from app.store.evaluations import leaderboard_stamp
 from app.store.retry import describe
 
 router = APIRouter(tags=["public"])
@@ -35,30 +34,60 @@ LEADERBOARD_CHECK_S = 1.0  # a poll within a second of the last stamp check is a
 
 @router.get("/v1/leaderboard", response_model=Leaderboard)
 async def get_leaderboard(
-    request: Request, cache: BodyCacheDep, benchmark_version: str | None = None
+    request: Request,
+    cache: BodyCacheDep,
+    benchmark_version: Annotated[str | None, Query(max_length=64)] = None,
+    country: Annotated[
+        str | None, Query(max_length=8, description="Only items of users in this country.")
+    ] = None,
+    condition: Annotated[
+        str | None, Query(max_length=64, description="Only items under this condition.")
+    ] = None,
+    suite: Annotated[str | None, Query(max_length=40, description="Only evaluations of this suite.")] = None,
+    sort: Annotated[
+        str, Query(max_length=32, description="score, pass_rate, model, n_items, finished, pillar:<id>")
+    ] = "score",
+    order: Literal["asc", "desc"] = "desc",
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
 ) -> Response:
-    """Rendered once per change of the public, finished set; a poll costs at most one indexed count.
+    """Computed once per change of the public, finished set; a poll costs at most one indexed stamp read.
 
     Async with no sync dependencies on purpose: under polling each thread-pool round trip adds latency.
     """
-    hit = cache.recent(("leaderboard", benchmark_version))
+    key = ("leaderboard", benchmark_version, country, condition, suite, sort, order, limit, cursor)
+    hit = cache.recent(key)
     if hit is None:
-        hit = await run_in_threadpool(_leaderboard_body, get_state(request), cache, benchmark_version)
+        state = get_state(request)
+        query = board_query(
+            state.deps.library,
+            version=benchmark_version,
+            country=country,
+            condition=condition,
+            suite=suite,
+            sort=sort,
+            order=order,
+        )
+        if cursor:
+            decode_cursor(cursor)
+
+        def render(session: Session, board: Board) -> bytes:
+            return json_bytes(leaderboard_page(board, cursor=cursor, limit=limit))
+
+        hit = await run_in_threadpool(
+            lambda: board_body(
+                engine=state.deps.engine,
+                library=state.deps.library,
+                bodies=cache,
+                boards=request.app.state.board_cache,
+                key=key,
+                query=query,
+                render=render,
+                fresh_s=LEADERBOARD_CHECK_S,
+            )
+        )
     body, etag = hit
     return conditional_json(request, body, etag=etag, cache_control=PUBLIC_CACHE)
-
-
-def _leaderboard_body(state: AppState, cache: BodyCache, benchmark_version: str | None) -> tuple[bytes, str]:
-    library = state.deps.library
-    version = benchmark_version or library.version
-    with Session(state.deps.engine) as session:
-        stamp = leaderboard_stamp(session=session, benchmark_version=version)
-        return cache.get_or_render(
-            ("leaderboard", benchmark_version),
-            stamp,
-            lambda: json_bytes(leaderboard(session=session, library=library, benchmark_version=version)),
-            fresh_s=LEADERBOARD_CHECK_S,
-        )
 
 
 @router.get("/v1/leaderboard/{evaluation_id}/results", response_model=ResultsPage)

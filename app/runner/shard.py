@@ -18,7 +18,7 @@ from app.observability import metrics
 from app.runner.deps import EngineDeps
 from app.store import evaluations as ev_store
 from app.store import items as item_store
-from app.store.models import Evaluation, Target, utcnow
+from app.store.models import WHOLE, Evaluation, Target, utcnow
 from app.store.retry import db_call, describe, is_transient
 from app.targets.base import TargetAdapter, TargetConfig, TargetReply
 
@@ -212,16 +212,27 @@ def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
     """Settle the status once every item is written, and store the report the leaderboard reads."""
     # Imported here: the report needs SciPy, whose import is half a worker's start-up time; a replacement for a
     # killed worker takes shards sooner without it, and only the process that settles an evaluation pays it.
-    from app.scoring.report import compute_report
+    from app.scoring.board import compact
+    from app.scoring.report import BOARD_SLICES, compute_report
 
     with Session(deps.engine) as session:
         status = ev_store.finish_if_complete(session=session, evaluation_id=evaluation_id)
         if status is not None:
             evaluation = session.get(Evaluation, evaluation_id)
             if evaluation is not None:
+                session.refresh(evaluation, ["finished_at"])  # set by the guarded update just above
                 try:
-                    evaluation.summary = compute_report(
-                        session=session, evaluation_id=evaluation_id, library=deps.library
+                    report = compute_report(
+                        session=session, evaluation_id=evaluation_id, library=deps.library, with_slices=True
+                    )
+                    slices = report.pop(BOARD_SLICES)
+                    evaluation.summary = report
+                    ev_store.save_board_figures(
+                        session=session,
+                        evaluation_id=evaluation_id,
+                        benchmark_version=evaluation.benchmark_version,
+                        finished_at=evaluation.finished_at or utcnow(),  # set above; typed optional
+                        figures={WHOLE: compact(report), **slices},
                     )
                 except Exception:  # a report bug must not leave a finished evaluation running forever
                     log.exception("report failed", evaluation_id=evaluation_id)

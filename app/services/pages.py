@@ -2,53 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.benchmark.loader import Library
 from app.grading.scales import SCALE_NAMES
-from app.scoring import metrics as m
-from app.scoring.facets import Facet, StoredItem, build_facets
-from app.scoring.headline import headline_score
-from app.scoring.report import stored_items
+from app.scoring.board import Entry, Rate
+from app.scoring.facets import StoredItem, build_facets
+from app.services.board import Board, BoardQuery
 from app.services.results import report as stored_report
 from app.store import evaluations as ev_store
 from app.store.models import Evaluation, EvaluationItem
 
-SORTS = ("score", "pass_rate", "model", "n_items", "finished")
+__all__ = ["Bar", "BoardRow", "BoardView", "FailingItem", "Rate", "ReportView", "board_view", "report_view"]
+
 FAILING = ("FAIL", "PARTIAL")
 MAX_FAILING = 50
-
-
-@dataclass(frozen=True)
-class Rate:
-    """A share with its 95% interval, as the pages print and draw it."""
-
-    value: float | None
-    low: float | None = None
-    high: float | None = None
-    n: int = 0
-    basis: str = ""  # "rules only" when no judge has graded the group yet
-
-    @classmethod
-    def of(cls, block: dict[str, Any] | None, key: str = "pass_rate") -> Rate:
-        """Reads {pass_rate|rate, interval, n} blocks of the report; a missing block is an empty rate."""
-        if not block:
-            return cls(None)
-        interval = block.get("interval") or (None, None)
-        return cls(block.get(key), interval[0], interval[1], int(block.get("n") or 0))
-
-    @classmethod
-    def of_group(cls, block: dict[str, Any] | None) -> Rate:
-        """A group's pass rate; where nothing is graded yet (judge-only items), its rules-only rate."""
-        rate = cls.of(block)
-        rules = (block or {}).get("rules_pass_rate") or {}
-        if rate.value is None and rules.get("rate") is not None:
-            return replace(cls.of(rules, "rate"), basis="rules only")
-        return rate
+PAGE_SIZE = 50  # board rows per page
 
 
 @dataclass(frozen=True)
@@ -68,21 +42,8 @@ class BoardRow:
 
 
 @dataclass(frozen=True)
-class BoardFilters:
-    condition: str | None = None
-    country: str | None = None
-    version: str | None = None
-    sort: str = "score"
-    order: Literal["asc", "desc"] = "desc"
-
-    @property
-    def sliced(self) -> bool:
-        return bool(self.condition or self.country)
-
-
-@dataclass(frozen=True)
 class BoardView:
-    filters: BoardFilters
+    filters: BoardQuery
     version: str
     rows: list[BoardRow]
     pillars: dict[str, str]  # id → name, the per-pillar columns
@@ -90,77 +51,58 @@ class BoardView:
     countries: dict[str, str]
     versions: list[str]
     hidden: int = 0  # evaluations with no items in the chosen slice
+    page: int = 1
+    pages: int = 1
+    total: int = 0
+
+    def link(self, **changes: object) -> str:
+        """This board's URL with some parameters changed; built from the query, not the request, because a
+        rendered page is kept and served to every request for the same board."""
+        params = self.filters.params()
+        params.update({k: str(v) for k, v in changes.items() if v is not None})
+        return "/?" + urlencode(params) if params else "/"
 
 
-def _sort_value(row: BoardRow, sort: str) -> Any:
-    if sort.startswith("pillar:"):
-        return row.pillars.get(sort.split(":", 1)[1], Rate(None)).value
-    return {
-        "score": row.score.value,
-        "pass_rate": row.pass_rate.value,
-        "model": row.target_name.lower(),
-        "n_items": row.n_items,
-        "finished": row.finished,
-    }.get(sort)
+def board_versions(*, session: Session) -> list[str]:
+    """Versions with a public board, for the page's version picker."""
+    return ev_store.board_versions(session=session)
 
 
-def _keep(f: Facet, filters: BoardFilters) -> bool:
-    return (filters.condition in (None, f.condition)) and (filters.country in (None, f.country))
-
-
-def _row(session: Session, library: Library, ev: Evaluation, filters: BoardFilters) -> BoardRow:
-    """Unfiltered rows read the stored summary; a condition or country slice is recomputed from the items."""
-    summary = ev.summary or {}
-    if filters.sliced:
-        facets = [
-            f
-            for f in build_facets(stored_items(session=session, evaluation_id=ev.id), library)
-            if _keep(f, filters)
-        ]
-        summary = {
-            "headline": headline_score(facets, library) if facets else {},
-            "overall": m.summary(facets),
-            "by_pillar": m.by(facets, lambda f: f.pillar),
-            "n_items": len(facets),
-        }
-    headline = summary.get("headline") or {}
+def _board_row(rank: int, e: Entry) -> BoardRow:
+    f = e.figures
     return BoardRow(
-        evaluation_id=ev.id,
-        target_name=ev.target_name,
-        model=ev.model,
-        suite=ev.suite,
-        score=Rate.of(headline, "score"),
-        pass_rate=Rate.of_group(summary.get("overall")),
-        pillars={p: Rate.of_group(r) for p, r in (summary.get("by_pillar") or {}).items()},
-        n_items=int(summary.get("n_items") or 0),
-        finished=ev.finished_at.strftime("%Y-%m-%d") if ev.finished_at else "",
-        capped=bool(headline.get("capped")),
-        why=str(headline.get("why") or ""),
+        evaluation_id=e.evaluation_id,
+        target_name=e.target_name,
+        model=e.model,
+        suite=e.suite,
+        score=f.score,
+        pass_rate=f.pass_rate,
+        pillars=f.pillars,
+        n_items=f.n_items,
+        finished=e.finished.strftime("%Y-%m-%d"),
+        capped=f.capped,
+        why=f.why,
+        rank=rank,
     )
 
 
-def leaderboard_view(*, session: Session, library: Library, filters: BoardFilters) -> BoardView:
-    """Public, succeeded evaluations of one benchmark version, maybe sliced, sorted; no value sorts last."""
-    everything = [e for e in ev_store.leaderboard(session=session, benchmark_version=None) if e.summary]
-    versions = sorted({e.benchmark_version for e in everything} | {library.version})
-    version = filters.version or library.version
-    all_rows = [_row(session, library, e, filters) for e in everything if e.benchmark_version == version]
-    rows = [r for r in all_rows if r.n_items or not filters.sliced]
-    ranked = sorted(rows, key=lambda r: -(r.score.value if r.score.value is not None else -1.0))
-    ranks = {r.evaluation_id: i for i, r in enumerate(ranked, start=1)}
-    present = [r for r in rows if _sort_value(r, filters.sort) is not None]
-    absent = [r for r in rows if _sort_value(r, filters.sort) is None]
-    present.sort(key=lambda r: _sort_value(r, filters.sort), reverse=filters.order == "desc")
-    pillar_ids = sorted({p for r in rows for p in r.pillars} | set(library.pillars))
+def board_view(*, board: Board, library: Library, versions: list[str], page: int = 1) -> BoardView:
+    """One page of a computed board, as the leaderboard page shows it; a page past the end shows the last."""
+    pages = max(1, -(-len(board.rows) // PAGE_SIZE))
+    page = min(max(page, 1), pages)
+    shown = board.rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
     return BoardView(
-        filters=filters,
-        version=version,
-        rows=[replace(r, rank=ranks[r.evaluation_id]) for r in present + absent],
-        pillars={p: library.pillars[p].name if p in library.pillars else p for p in pillar_ids},
+        filters=board.query,
+        version=board.version,
+        rows=[_board_row(rank, e) for rank, e in shown],
+        pillars={p: library.pillars[p].name if p in library.pillars else p for p in board.pillars},
         conditions={c.id: c.name for c in library.conditions.values()},
         countries={c.code: c.name for c in library.countries.values()},
-        versions=versions,
-        hidden=len(all_rows) - len(rows),
+        versions=sorted({*versions, library.version, board.version}),
+        hidden=board.hidden,
+        page=page,
+        pages=pages,
+        total=len(board.rows),
     )
 
 

@@ -11,8 +11,8 @@ from app.grading.verdict import likert_view
 from app.problems import Problem
 from app.schemas import ItemPublic, Leaderboard, LeaderboardEntry, ResultsPage
 from app.scoring.report import compute_report
+from app.services.board import Board, BoardQuery, compute_board, entry_json, page
 from app.services.calibration import calibration
-from app.store import evaluations as ev_store
 from app.store import items as item_store
 from app.store.models import Evaluation, EvaluationItem
 
@@ -73,47 +73,22 @@ def report(*, session: Session, evaluation: Evaluation, library: Library) -> dic
     return {"evaluation_id": evaluation.id, "status": evaluation.status, **body}
 
 
-def _headline_score(summary: dict[str, Any]) -> float | None:
-    score = summary.get("headline", {}).get("score")
-    return float(score) if isinstance(score, int | float) else None
+def leaderboard(
+    *, session: Session, library: Library, benchmark_version: str | None, query: BoardQuery | None = None
+) -> Leaderboard:
+    """The whole board computed now from the store, uncached: public finished evaluations of one benchmark
+    version, ranked by app/scoring/board.py (the API serves the same board from its cache)."""
+    query = query or BoardQuery(version=benchmark_version)
+    board = compute_board(session=session, library=library, query=query)
+    return leaderboard_page(board, cursor=None, limit=len(board.rows) or 1)
 
 
-def leaderboard(*, session: Session, library: Library, benchmark_version: str | None) -> Leaderboard:
-    """Public finished evaluations of one benchmark version, best headline first; pillars are headline pillar
-    scores (severity-weighted), falling back to pass rates for reports stored before the headline had them.
-
-    An evaluation whose report has no headline score (nothing gradable) has no rank, so it is left out."""
-    version = benchmark_version or library.version
-    rows = [
-        (ev, ev.summary, ev.finished_at, score)
-        for ev in ev_store.leaderboard(session=session, benchmark_version=version)
-        if ev.summary and ev.finished_at and (score := _headline_score(ev.summary)) is not None
-    ]
-    rows.sort(key=lambda row: -row[3])
-    entries = []
-    for rank, (ev, summary, finished_at, score) in enumerate(rows, start=1):
-        overall = summary.get("overall", {})
-        headline = summary.get("headline", {})
-        entries.append(
-            LeaderboardEntry(
-                rank=rank,
-                evaluation_id=ev.id,
-                target_name=ev.target_name,
-                model=ev.model,
-                suite=ev.suite,
-                score=score,
-                score_interval=headline.get("interval"),
-                capped=bool(headline.get("capped")),
-                why=headline.get("why"),
-                pass_rate=overall.get("pass_rate"),
-                pass_rate_interval=overall.get("interval"),
-                pillars=headline.get("pillars")
-                or {p: r.get("pass_rate") for p, r in summary.get("by_pillar", {}).items()},
-                sensitivity=summary.get("sensitivity", {}).get("rate"),
-                over_escalation=summary.get("over_escalation", {}).get("rate"),
-                ungraded_share=summary.get("ungraded_share"),
-                n_items=summary.get("n_items", 0),
-                finished_at=finished_at,
-            )
-        )
-    return Leaderboard(benchmark_version=version, entries=entries)
+def leaderboard_page(board: Board, *, cursor: str | None, limit: int) -> Leaderboard:
+    rows, next_cursor = page(board.rows, cursor, limit)
+    return Leaderboard(
+        benchmark_version=board.version,
+        entries=[LeaderboardEntry(**entry_json(rank, e)) for rank, e in rows],
+        total=len(board.rows),
+        hidden=board.hidden,
+        next_cursor=next_cursor,
+    )

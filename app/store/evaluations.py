@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import case, func, update
-from sqlalchemy.orm import defer
+from sqlalchemy import case, delete, func, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import aliased, defer
 from sqlmodel import Session, col, select
 
-from app.store.models import Evaluation, EvaluationItem, utcnow
+from app.store.models import WHOLE, BoardFigures, BoardStamp, Evaluation, EvaluationItem, utcnow
 from app.webhooks.outbox import STALLED_EVENT, queue_settled_webhooks, queue_webhooks
 
 ACTIVE = ("queued", "running")
@@ -169,20 +173,114 @@ def mark_stalled(*, session: Session, evaluation_id: str, reason: str) -> bool:
     return True
 
 
-def leaderboard(*, session: Session, benchmark_version: str | None) -> list[Evaluation]:
-    stmt = select(Evaluation).where(Evaluation.visibility == "public", Evaluation.status == "succeeded")
-    if benchmark_version:
-        stmt = stmt.where(Evaluation.benchmark_version == benchmark_version)
-    return list(session.exec(stmt.order_by(col(Evaluation.finished_at).desc())))
-
-
-def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int, str]:
-    """A cheap freshness stamp of the leaderboard (count, newest finish; on its index) for a cached body."""
-    count, newest = session.exec(
-        select(func.count(), func.max(Evaluation.finished_at)).where(
+def leaderboard_stamp(*, session: Session, benchmark_version: str) -> tuple[int, int]:
+    """The board stamp of a version: how many public finished evaluations (counted on their index, no row read)
+    and the version's count of board-figure writes, bumped in the transaction of every write. Either moves when
+    the board does; every replica reads the same."""
+    count = session.exec(
+        select(func.count()).where(
             Evaluation.visibility == "public",
             Evaluation.status == "succeeded",
             Evaluation.benchmark_version == benchmark_version,
         )
     ).one()
-    return int(count), str(newest)
+    changes = session.exec(
+        select(BoardStamp.changes).where(BoardStamp.benchmark_version == benchmark_version)
+    ).first()
+    return int(count), int(changes or 0)
+
+
+def bump_board_stamp(*, session: Session, benchmark_version: str) -> None:
+    """Mark a version's board changed, in the caller's transaction."""
+    dialect = session.get_bind().dialect.name
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    stmt = insert(BoardStamp).values(benchmark_version=benchmark_version, changes=1)
+    session.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["benchmark_version"], set_={"changes": BoardStamp.changes + 1}
+        )
+    )
+
+
+def save_board_figures(
+    *,
+    session: Session,
+    evaluation_id: str,
+    benchmark_version: str,
+    finished_at: datetime,
+    figures: dict[str, dict[str, Any]],
+) -> None:
+    """Replace an evaluation's board figures (slice name → figures) and bump the board stamp, in the caller's
+    transaction, so no board sees the figures without knowing it changed."""
+    session.execute(delete(BoardFigures).where(col(BoardFigures.evaluation_id) == evaluation_id))
+    session.add_all(
+        BoardFigures(evaluation_id=evaluation_id, slice=k, figures=v, finished_at=finished_at)
+        for k, v in figures.items()
+    )
+    bump_board_stamp(session=session, benchmark_version=benchmark_version)
+
+
+def board_figures_of(*, session: Session, evaluation_id: str) -> dict[str, dict[str, Any]]:
+    """An evaluation's stored board figures, slice name → figures."""
+    stmt = select(BoardFigures.slice, BoardFigures.figures).where(BoardFigures.evaluation_id == evaluation_id)
+    return dict(session.exec(stmt).all())  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRecord:
+    """One public finished evaluation as a board reads it: its figures for one slice (None: no items in it) and
+    its finish; finished_at is None when it has no board figures (a report stored before they were kept)."""
+
+    evaluation_id: str
+    target_name: str
+    model: str
+    suite: str
+    figures: dict[str, Any] | None
+    finished_at: datetime | None
+
+    @property
+    def has_figures(self) -> bool:
+        return self.finished_at is not None
+
+
+def board_records(*, session: Session, benchmark_version: str, slice: str) -> list[BoardRecord]:
+    """Public succeeded evaluations of one version, each with its figures for `slice`: one small row each, and
+    only evaluation columns stored before the report (read without touching it)."""
+    part = aliased(BoardFigures)
+    whole = aliased(BoardFigures)
+    stmt = (
+        select(
+            Evaluation.id,
+            Evaluation.target_name,
+            Evaluation.model,
+            Evaluation.suite,
+            part.figures,
+            whole.finished_at,
+        )
+        .outerjoin(part, (part.evaluation_id == Evaluation.id) & (part.slice == slice))
+        .outerjoin(whole, (whole.evaluation_id == Evaluation.id) & (whole.slice == WHOLE))
+        .where(
+            Evaluation.visibility == "public",
+            Evaluation.status == "succeeded",
+            Evaluation.benchmark_version == benchmark_version,
+        )
+    )
+    return [BoardRecord(*row) for row in session.exec(stmt)]  # type: ignore[call-overload]
+
+
+def stored_report(*, session: Session, evaluation_id: str) -> tuple[dict[str, Any] | None, datetime | None]:
+    """The report stored at an evaluation's finish (None if the report failed), and the finish."""
+    row = session.exec(
+        select(Evaluation.summary, Evaluation.finished_at).where(Evaluation.id == evaluation_id)
+    ).first()
+    return (row[0], row[1]) if row else (None, None)
+
+
+def board_versions(*, session: Session) -> list[str]:
+    """Benchmark versions with at least one public finished evaluation, for the board's version picker."""
+    stmt = (
+        select(Evaluation.benchmark_version)
+        .where(Evaluation.visibility == "public", Evaluation.status == "succeeded")
+        .distinct()
+    )
+    return sorted(session.exec(stmt))

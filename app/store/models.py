@@ -206,3 +206,36 @@ class ServiceLease(SQLModel, table=True):
     name: str = Field(primary_key=True, max_length=40)
     holder: str = Field(max_length=200)
     lease_until: datetime
+
+
+WHOLE = ""  # the board_figures slice of a whole evaluation
+
+
+def slice_name(kind: str, key: str) -> str:
+    """A board_figures slice: "country:US", "condition:roleplay"."""
+    return f"{kind}:{key}"
+
+
+class BoardFigures(SQLModel, table=True):
+    """What the leaderboard shows of one evaluation, whole (slice "") or for one country or condition
+    ("country:US", "condition:roleplay"): written with the report, so a board reads a small row per evaluation
+    instead of whole reports, and a filtered board never reads items."""
+
+    __tablename__ = "board_figures"
+
+    evaluation_id: str = Field(foreign_key="evaluation.id", primary_key=True, max_length=40)
+    slice: str = Field(primary_key=True, max_length=80)
+    figures: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    # The evaluation's finish, beside its figures: on SQLite a column stored after the large report (as
+    # evaluation.finished_at is) is read by walking the report's overflow pages, for every row of a board.
+    finished_at: datetime
+
+
+class BoardStamp(SQLModel, table=True):
+    """Bumped in the transaction that writes or removes board figures of a benchmark version, so a board kept by
+    any API replica is known stale even when no evaluation was added (a report rewritten, one unpublished)."""
+
+    __tablename__ = "board_stamp"
+
+    benchmark_version: str = Field(primary_key=True, max_length=40)
+    changes: int = 0

@@ -164,13 +164,21 @@ def test_every_slice_shows_only_evaluations_with_items_in_it(site: Site) -> None
             assert all(int(r[-2]) > 0 for r in shown)
 
 
-def test_pillar_cells_match_the_report_and_mark_rules_only_rates(site: Site) -> None:
+def test_pillar_cells_show_the_headline_pillar_scores_as_the_json_board_does(site: Site) -> None:
+    """A pillar cell is the severity-weighted pillar score the headline is made of; where a report has none for a
+    pillar, its pass rate, and where nothing is graded, the rules-only rate, said as such."""
     board = {names([r])[0]: r for r in rows(httpx.get(f"{site.base}/").text)}
+    entries = {e["target_name"]: e for e in httpx.get(f"{site.base}/v1/leaderboard").json()["entries"]}
     for name, evaluation_id in (("Toy bot", site.careful_id), ("Careless bot", site.careless_id)):
-        by_pillar = api_report(site, evaluation_id)["by_pillar"]
+        report = api_report(site, evaluation_id)
+        scores, by_pillar = report["headline"]["pillars"], report["by_pillar"]
         for column, pillar in enumerate(("P1", "P2", "P3", "P4"), start=4):
             cell, group = board[name][column], by_pillar[pillar]
-            if group["pass_rate"] is not None:
-                assert percent(cell) == round(group["pass_rate"] * 100) and "rules only" not in cell
-            else:  # judge-only items: the rules-only rate, said as such
-                assert percent(cell) == round(group["rules_pass_rate"]["rate"] * 100) and "rules only" in cell
+            if pillar in scores:
+                expected, rules_only = scores[pillar], False
+            elif group["pass_rate"] is not None:
+                expected, rules_only = group["pass_rate"], False
+            else:
+                expected, rules_only = group["rules_pass_rate"]["rate"], True
+            assert percent(cell) == round(expected * 100) and ("rules only" in cell) == rules_only
+            assert round(entries[name]["pillars"][pillar] * 100) == percent(cell)

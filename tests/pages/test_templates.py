@@ -8,7 +8,8 @@ from dataclasses import replace
 from starlette.requests import Request
 
 from app.pages.router import templates
-from app.services.pages import Bar, BoardFilters, BoardRow, BoardView, FailingItem, Rate, ReportView
+from app.services.board import BoardQuery
+from app.services.pages import Bar, BoardRow, BoardView, FailingItem, Rate, ReportView
 from app.store.models import Evaluation
 
 HOSTILE = '<script>alert("x")</script>'
@@ -48,7 +49,7 @@ def test_leaderboard_escapes_target_names_and_marks_the_sorted_column() -> None:
         rank=1,
     )
     view = BoardView(
-        filters=BoardFilters(sort="pass_rate", order="asc"),
+        filters=BoardQuery(sort="pass_rate", order="asc"),
         version="hb-1",
         rows=[row],
         pillars={"P1": "Detect"},

@@ -1,0 +1,203 @@
+"""The cached board equals the board computed now from the items, and follows the store when it changes."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import pytest
+from sqlmodel import Session
+
+from app.problems import Problem
+from app.runner.deps import EngineDeps
+from app.services import board as board_service
+from app.services.board import BoardCache, BoardQuery, board_query, compute_board, decode_cursor, page
+from app.store import evaluations as ev_store
+from app.store.models import WHOLE
+from bench.board import seed_board
+
+
+def cached(deps: EngineDeps, cache: BoardCache, query: BoardQuery) -> board_service.Board:
+    with Session(deps.engine) as session:
+        stamp = board_service.board_stamp(session, deps.library, query)
+        return cache.board(session, deps.library, query, stamp)
+
+
+def fresh(deps: EngineDeps, query: BoardQuery) -> board_service.Board:
+    with Session(deps.engine) as session:
+        return compute_board(session=session, library=deps.library, query=query, fresh=True)
+
+
+def test_every_country_and_condition_slice_from_stored_figures_equals_the_items_recomputed(
+    seeded: EngineDeps,
+) -> None:
+    cache = BoardCache()
+    whole = cached(seeded, cache, BoardQuery())
+    assert len(whole.rows) == 7
+    queries = [BoardQuery(country=c) for c in seeded.library.countries]
+    queries += [BoardQuery(condition=c) for c in seeded.library.conditions]
+    shown = Counter()
+    for query in queries:
+        stored, recomputed = cached(seeded, cache, query), fresh(seeded, query)
+        assert stored.rows == recomputed.rows, query
+        assert stored.hidden == recomputed.hidden
+        shown[bool(stored.rows)] += 1
+    assert (
+        shown[True] >= 5
+    )  # the suite reaches several countries and conditions: the comparison is not vacuous
+    sliced = cached(seeded, cache, BoardQuery(country="US"))
+    assert {e.figures.n_items for _, e in sliced.rows} != {e.figures.n_items for _, e in whole.rows}
+
+
+def test_a_country_and_a_condition_together_read_the_items_and_keep_them_apart(seeded: EngineDeps) -> None:
+    query = BoardQuery(country="US", condition=next(iter(seeded.library.conditions)))
+    both = cached(seeded, BoardCache(), query)
+    assert both.rows == fresh(seeded, query).rows
+    us = cached(seeded, BoardCache(), BoardQuery(country="US"))
+    n_us = {e.evaluation_id: e.figures.n_items for _, e in us.rows}
+    assert all(e.figures.n_items <= n_us[e.evaluation_id] for _, e in both.rows)
+
+
+def test_the_board_is_ranked_by_score_and_a_column_sort_keeps_the_ranks(seeded: EngineDeps) -> None:
+    cache = BoardCache()
+    board = cached(seeded, cache, BoardQuery())
+    scores = [e.figures.score.value for _, e in board.rows]
+    assert scores == sorted(scores, reverse=True) and [r for r, _ in board.rows] == list(range(1, 8))
+    by_name = cached(seeded, cache, BoardQuery(sort="model", order="asc"))
+    assert [e.target_name for _, e in by_name.rows] == sorted(e.target_name for _, e in board.rows)
+    assert {(r, e.evaluation_id) for r, e in by_name.rows} == {(r, e.evaluation_id) for r, e in board.rows}
+
+
+@pytest.mark.parametrize("store", ["growing", "growing_on_postgres"])
+def test_the_board_changes_when_a_new_public_evaluation_finishes(
+    store: str, request: pytest.FixtureRequest
+) -> None:
+    growing: EngineDeps = request.getfixturevalue(store)
+    cache = BoardCache()
+    before = cached(growing, cache, BoardQuery(country="US"))
+    assert cached(growing, cache, BoardQuery(country="US")) is before  # same stamp: the kept board
+    (added,) = seed_board(growing, 1, seed=11)
+    after = cached(growing, cache, BoardQuery(country="US"))
+    assert len(after.rows) == len(before.rows) + 1
+    assert added in {e.evaluation_id for _, e in after.rows}
+    assert after.rows == fresh(growing, BoardQuery(country="US")).rows
+
+
+def test_many_threads_asking_for_one_missing_board_build_it_once(
+    seeded: EngineDeps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    builds = Counter()
+    release = threading.Event()
+    real = board_service.compute_board
+
+    def counted(**kwargs: object) -> board_service.Board:
+        builds[kwargs["query"]] += 1
+        release.wait(timeout=30)  # hold the first build until every thread has asked
+        return real(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(board_service, "compute_board", counted)
+    cache = BoardCache()
+    query = BoardQuery(country="AU")
+    results: list[board_service.Board] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(cached(seeded, cache, query))) for _ in range(8)
+    ]
+    for t in threads:
+        t.start()
+    release.set()
+    for t in threads:
+        t.join(timeout=60)
+    assert builds[query] == 1 and len(results) == 8 and all(r is results[0] for r in results)
+
+
+def test_pages_with_a_cursor_cover_the_board_once_and_a_bad_cursor_names_the_field(
+    seeded: EngineDeps,
+) -> None:
+    board = cached(seeded, BoardCache(), BoardQuery())
+    seen, cursor = [], None
+    while True:
+        rows, cursor = page(board.rows, cursor, 3)
+        seen += [e.evaluation_id for _, e in rows]
+        if cursor is None:
+            break
+    assert seen == [e.evaluation_id for _, e in board.rows]
+    for bad in ("not-a-cursor", "W10", "eyJhIjoxfQ", "WzAsIiJd" * 100):
+        with pytest.raises(Problem) as raised:
+            decode_cursor(bad)
+        assert raised.value.status == 400 and raised.value.field == "cursor"
+
+
+def test_a_cursor_continues_after_its_row_when_the_board_moved(seeded: EngineDeps) -> None:
+    rows = cached(seeded, BoardCache(), BoardQuery()).rows
+    first, cursor = page(rows, None, 3)
+    moved = [rows[5], *rows[:5], *rows[6:]]  # a new row above: the last row seen is now one further down
+    after, _ = page(moved, cursor, 2)
+    assert [e.evaluation_id for _, e in after] == [e.evaluation_id for _, e in rows[3:5]]
+
+
+def test_an_unknown_country_condition_suite_or_sort_is_a_problem_naming_it(seeded: EngineDeps) -> None:
+    for field, value in (("country", "XX"), ("condition", "nope"), ("suite", "huge"), ("sort", "pillar:P9")):
+        with pytest.raises(Problem) as raised:
+            board_query(seeded.library, **{field: value})
+        assert raised.value.status == 422 and raised.value.field == field
+    assert board_query(seeded.library, country="US", sort="pillar:P1").sliced
+
+
+@pytest.mark.parametrize("store", ["growing", "growing_on_postgres"])
+def test_a_rewritten_report_moves_the_stamp_and_the_board_without_a_new_evaluation(
+    store: str, request: pytest.FixtureRequest
+) -> None:
+    growing: EngineDeps = request.getfixturevalue(store)
+    cache = BoardCache()
+    before = cached(growing, cache, BoardQuery())
+    last = before.rows[-1][1].evaluation_id
+    with Session(growing.engine) as session:
+        figures = ev_store.board_figures_of(session=session, evaluation_id=last)
+        whole = figures[WHOLE]
+        figures[WHOLE] = {**whole, "headline": {**whole["headline"], "score": 0.999}}
+        ev_store.save_board_figures(
+            session=session,
+            evaluation_id=last,
+            benchmark_version=growing.library.version,
+            finished_at=before.rows[-1][1].finished,
+            figures=figures,
+        )
+        session.commit()
+    after = cached(growing, cache, BoardQuery())
+    assert after.rows[0][1].evaluation_id == last and after.rows[0][1].figures.score.value == 0.999
+
+
+def test_while_a_changed_board_is_built_others_get_the_previous_one_without_waiting(
+    growing: EngineDeps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, query, library = BoardCache(), BoardQuery(), growing.library
+    with Session(growing.engine) as session:
+        old_stamp = board_service.board_stamp(session, library, query)
+        previous = cache.board(session, library, query, old_stamp)
+    seed_board(growing, 1, seed=12)
+    started, release = threading.Event(), threading.Event()
+    real = board_service.compute_board
+
+    def held(**kwargs: object) -> board_service.Board:
+        started.set()
+        release.wait(timeout=30)
+        return real(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(board_service, "compute_board", held)
+    with Session(growing.engine) as session:
+        new_stamp = board_service.board_stamp(session, library, query)
+    assert new_stamp != old_stamp
+    built: list[tuple[object, board_service.Board]] = []
+
+    def build() -> None:
+        with Session(growing.engine) as session:
+            built.append(cache.latest(session, library, query, new_stamp))
+
+    builder = threading.Thread(target=build)
+    builder.start()
+    assert started.wait(timeout=30)
+    with Session(growing.engine) as session:
+        assert cache.latest(session, library, query, new_stamp) == (old_stamp, previous)
+    release.set()
+    builder.join(timeout=60)
+    assert built[0][0] == new_stamp and len(built[0][1].rows) == len(previous.rows) + 1
