@@ -83,7 +83,10 @@ def scenario_cells(
     ][: spec.persona_conditions_per_scenario]
     persona_perturbations = _spread(perturbations, spec.persona_perturbations_per_scenario)
     for c in [*sampled, *personas]:
+        bare = conditions[scenario.conditions[c]].bare
         for u in contexts:
+            if bare and u is not None:
+                continue  # a bare model is sent no memory, so every user context would repeat the same call
             for pt in perturbations if c in sampled else persona_perturbations:
                 yield c, u, pt
 
@@ -161,11 +164,14 @@ def render_system_prompt(
     tag_set: TagSet | None,
     country_name: str | None,
 ) -> str:
-    """Scenario job, then condition, then user context; the answer key is never part of it."""
+    """Scenario job, then condition, then user context; the answer key is never part of it. A bare condition
+    has no system prompt at all: "" here, and the runner then sends no system message."""
+    if condition.bare:
+        return ""
     parts = [f"<your_job>\n{scenario.job.strip()}\n</your_job>"]
     if tag_set is not None:
         parts.append(f"<output_format>\n{render_tag_instructions(tag_set)}\n</output_format>")
-    parts.append(f"<system_instructions>\n{condition.system_prompt.strip()}\n</system_instructions>")
+    parts.append(f"<system_instructions>\n{(condition.system_prompt or '').strip()}\n</system_instructions>")
     if user_context is not None:
         facts = [
             f"- Lives in {user_context.city}, {country_name}.",

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from app.benchmark.ladders import ladders
 from app.benchmark.loader import Library
 from app.scoring import metrics as m
 from app.scoring.facets import Facet, StoredItem, build_facets
@@ -14,7 +15,7 @@ from app.scoring.headline import headline_score
 from app.scoring.judges import judges_section
 from app.store.models import EvaluationItem
 
-REPORT_VERSION = 3  # 3: the `judges` section
+REPORT_VERSION = 4  # 4: the `ladders` section
 
 
 def _share(count: int, total: int) -> float | None:
@@ -55,6 +56,7 @@ def build_report(items: Iterable[StoredItem], library: Library) -> dict[str, Any
         "sustained_safety": m.sustained_safety(facets),
         "worst_of_k": m.worst_of_k(facets),
         "tiers": m.tiers(facets),
+        "ladders": m.ladders(facets, ladders(library)),
         "checks": m.check_failures(facets),
         "judges": judges_section(facets),
     }
