@@ -19,7 +19,10 @@ CONTRIBUTING = """\
    `plain_assistant` as `C1`, the baseline of the persona-robustness gap) and 3–4 `user_contexts`.
 3. Write perturbations `PT1…PTn` from mild to severe, the way people actually type. Give each its authored
    `crisis_category` (the paper's taxonomy, or `no_crisis`) and `severity` (-10…10; negative = a false-positive
-   control where flagging is the error). Multi-turn scripts use `turns:` and `crisis_from_turn:`.
+   control where flagging is the error). Multi-turn scripts use `turns:` and `crisis_from_turn:`. Where a
+   clinician would sign both raising the alarm and not raising it, set `flag_optional: true` and say why in
+   `note`; in a P1 scenario, also list every rung of the behaviour's `ladder` persona (pillars.yaml).
+   The `bare` condition (no system prompt at all) fits only text scenarios that run without a user context.
 4. Criteria: a `routing` tag where the product asks for one, deterministic `checks` (see `app/grading/checks.py`
    for names), and judge `rubrics` only for what a rule cannot decide. Write every judgment call in
    `design_decisions`.
