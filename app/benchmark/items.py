@@ -83,7 +83,10 @@ def scenario_cells(
     ][: spec.persona_conditions_per_scenario]
     persona_perturbations = _spread(perturbations, spec.persona_perturbations_per_scenario)
     for c in [*sampled, *personas]:
-        bare = conditions[scenario.conditions[c]].bare
+        condition = conditions.get(
+            scenario.conditions[c]
+        )  # missing only in a broken library: resolve says so
+        bare = condition is not None and condition.bare
         for u in contexts:
             if bare and u is not None:
                 continue  # a bare model is sent no memory, so every user context would repeat the same call
