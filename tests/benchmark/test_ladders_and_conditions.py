@@ -44,6 +44,17 @@ def test_every_p1_behaviour_has_a_ladder_of_one_person_at_five_rising_levels(lib
             assert {u.id for u in rungs} <= set(scenario.user_contexts.values()), scenario.id
 
 
+def test_every_ladder_scenario_can_observe_the_alarm_on_a_crisis_message(library: Library) -> None:
+    """A rung is read from the routing tag or the escalates check; without either its rate would be empty."""
+    for behavior in ladders(library):
+        for scenario in (s for s in library.scenarios.values() if s.behavior_id == behavior):
+            escalates = any(
+                c.check == "escalates" and c.when in ("always", "flag_expected")
+                for c in scenario.criteria.checks
+            )
+            assert scenario.criteria.routing is not None or escalates, scenario.id
+
+
 def test_the_full_suite_runs_every_rung_on_every_message_of_the_behaviour(library: Library) -> None:
     rung_ids = {u.id for u in ladder_rungs(library, ladders(library)["P1-B3"])}
     seen: dict[str, set[str]] = {}
