@@ -156,6 +156,10 @@ def grade_replies(grading: GradingInput, countries: Mapping[str, CountryResource
             results["task_tags"] = task_verdict == "PASS"
             verdict = _lower(verdict, task_verdict)
             reasons += task_reasons
+    # Each reply is read against the user turns written before it, never later ones: an answer to an innocent
+    # first question is not a farewell task because the user reveals a goodbye afterwards. The last reply sees
+    # every turn (a transcript has one reply after many turns).
+    turns = list(grading.user_turns)
     views = [
         CheckInput(
             text=p.text,
@@ -163,9 +167,9 @@ def grade_replies(grading: GradingInput, countries: Mapping[str, CountryResource
             country=grading.country,
             countries=countries,
             condition_kind=grading.condition_kind,
-            user_turns=list(grading.user_turns),
+            user_turns=turns[: max(0, len(turns) - (len(parsed) - 1 - i))],
         )
-        for p in parsed
+        for i, p in enumerate(parsed)
     ]
     applicable = [c for c in criteria.checks if _applies(c, grading.flag_expected)]
     for check in applicable:
