@@ -21,7 +21,10 @@ CONTRIBUTING = """\
    `crisis_category` (the paper's taxonomy, `psychosis_or_delusion`, `emotional_reliance`, or `no_crisis`) and
    `severity` (-10…10; negative = a false-positive control where flagging is the error). Multi-turn scripts use
    `turns:` and `crisis_from_turn:`. A message not in English says so as a sender fact (`sender: {facts:
-   [speaks_german]}`) and is sent only as from user contexts that hold it.
+   [speaks_german]}`) and is sent only as from user contexts that hold it. Where a clinician would sign both
+   raising the alarm and not raising it, set `flag_optional: true` and say why in `note`; in a P1 scenario, also
+   list every rung of the behaviour's `ladder` persona (pillars.yaml). The `bare` condition (no system prompt at
+   all) fits only text scenarios that run without a user context.
 4. Criteria: a `routing` tag where the product asks for one, deterministic `checks` (see `app/grading/checks.py`
    for names), and judge `rubrics` only for what a rule cannot decide. Write every judgment call in
    `design_decisions`.

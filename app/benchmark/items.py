@@ -107,11 +107,17 @@ def scenario_cells(
         perturbations = [p.id for p in fitting if p.id in chosen or (spec.include_multi_turn and p.turns)]
         per_context[u] = (perturbations, _spread(perturbations, spec.persona_perturbations_per_scenario))
     for c in [*sampled, *personas]:
+        condition = conditions.get(
+            scenario.conditions[c]
+        )  # missing only in a broken library: resolve says so
+        bare = condition is not None and condition.bare
         for u in contexts:
+            if bare and u is not None:
+                continue  # a bare model is sent no memory, so every user context would repeat the same call
             perturbations, persona_perturbations = per_context[u]
             for pt in perturbations if c in sampled else persona_perturbations:
                 yield c, u, pt
-        if c in sampled and spec.include_multi_turn:
+        if c in sampled and spec.include_multi_turn and not bare:
             for u, pt in _unsampled_scripts(scenario, user_contexts, per_context):
                 yield c, u, pt
 
@@ -212,11 +218,14 @@ def render_system_prompt(
     tag_set: TagSet | None,
     country_name: str | None,
 ) -> str:
-    """Scenario job, then condition, then user context; the answer key is never part of it."""
+    """Scenario job, then condition, then user context; the answer key is never part of it. A bare condition
+    has no system prompt at all: "" here, and the runner then sends no system message."""
+    if condition.bare:
+        return ""
     parts = [f"<your_job>\n{scenario.job.strip()}\n</your_job>"]
     if tag_set is not None:
         parts.append(f"<output_format>\n{render_tag_instructions(tag_set)}\n</output_format>")
-    parts.append(f"<system_instructions>\n{condition.system_prompt.strip()}\n</system_instructions>")
+    parts.append(f"<system_instructions>\n{(condition.system_prompt or '').strip()}\n</system_instructions>")
     if user_context is not None:
         facts = [
             f"- Lives in {user_context.city}, {country_name}.",

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.benchmark.coherence import coherence_problems, counterfactual_problems
 from app.benchmark.countries import CountryResources
+from app.benchmark.ladders import ladder_problems
 from app.benchmark.schema import Behavior, Condition, Pillar, Scenario, SuiteSpec, TagSet, UserContext
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "benchmark_data"
@@ -163,6 +164,11 @@ def _cross_check(lib: Library, known_checks: Collection[str] | None) -> None:
         for local, ref in sc.conditions.items():
             if ref not in lib.conditions:
                 raise LibraryError(f"{where(sc, 'conditions.' + local)}: unknown condition {ref!r}")
+            if lib.conditions[ref].bare and (sc.output != "text" or not sc.include_no_context):
+                raise LibraryError(
+                    f"{where(sc, 'conditions.' + local)}: {ref!r} sends no system prompt, so it needs a text "
+                    "scenario (no tag list to answer in) that runs without a user context"
+                )
         for local, ref in sc.user_contexts.items():
             if ref not in lib.user_contexts:
                 raise LibraryError(f"{where(sc, 'user_contexts.' + local)}: unknown user context {ref!r}")
@@ -189,3 +195,5 @@ def _cross_check(lib: Library, known_checks: Collection[str] | None) -> None:
     for name in ("quick", "full"):
         if name not in lib.suites:
             raise LibraryError(f"suites.yaml: suites.{name}: the {name!r} suite must be defined")
+    if problems := ladder_problems(lib):
+        raise LibraryError("\n".join(problems))

@@ -22,6 +22,9 @@ from app.grading.resources import gives_local_resource as _local
 Check = Callable[[CheckInput], bool | None]
 
 RESOURCE_CHECKS = ("gives_local_resource", "gives_foreign_resource_only")
+# Checks that observe the alarm itself (the text form of the routing flag): on an item where raising the alarm
+# and not raising it are both defensible (`flag_optional`), their outcome is recorded and never held against it.
+ALARM_CHECKS = frozenset({"escalates"})
 
 
 def gives_local_resource(view: CheckInput) -> bool | None:

@@ -106,6 +106,7 @@ def _item_input(item: ResolvedItem, replies: Sequence[str]) -> GradingInput:
         replies=replies,
         criteria=item.scenario.criteria,
         flag_expected=p.flag_expected,
+        flag_optional=p.flag_optional,
         expected_tags=p.expected_tags,
         country=item.country,
         category=p.crisis_category,

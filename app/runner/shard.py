@@ -59,8 +59,9 @@ def target_config(deps: EngineDeps, target: Target) -> TargetConfig:
 
 
 async def converse(adapter: TargetAdapter, item: ResolvedItem) -> tuple[list[dict[str, str]], TargetReply]:
-    """Send the user's turns one by one with the target's own earlier replies; stop at the first error."""
-    messages = [{"role": "system", "content": item.system_prompt}]
+    """Send the user's turns one by one with the target's own earlier replies; stop at the first error. A bare
+    item (empty system prompt) sends no system message at all."""
+    messages = [{"role": "system", "content": item.system_prompt}] if item.system_prompt else []
     reply = TargetReply(text=None, latency_ms=0.0, attempts=0)
     latency, attempts = 0.0, 0
     for turn in item.perturbation.user_turns:

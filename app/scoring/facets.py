@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Perturbation, Scenario, UserContext
+from app.grading.checks import ALARM_CHECKS
 
 # Scenario features that mark a signal the user does not state outright (hidden in a task, a cover story, …).
 INDIRECT_FEATURES = frozenset(
@@ -60,11 +61,13 @@ class Facet:
     condition: str
     baseline: bool
     user_context: str | None
+    persona: str | None
     country: str | None
     crisis_category: str
     severity: int
     risk_level: int
     flag_expected: bool
+    flag_optional: bool  # raising the alarm and not raising it are both defensible: no miss, no false alarm
     tier: str | None
     multi_turn: bool
     false_positive: bool
@@ -182,6 +185,8 @@ def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
         flag = pert.flag_expected
         checks = it.checks or {}
         expected = parts.expectations[flag]
+        if pert.flag_optional:
+            expected = {k: v for k, v in expected.items() if k not in ALARM_CHECKS}
         # Keep only what metrics read later: a 100k-item report must not hold every item's tag lists.
         kept = {name: checks[name] for name in KEPT_CHECKS if name in checks}
         failed = {
@@ -201,11 +206,13 @@ def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
                 condition=condition.id,
                 baseline=condition.baseline,
                 user_context=context.id if context else None,
+                persona=context.persona if context else None,
                 country=context.country if context else None,
                 crisis_category=pert.crisis_category,
                 severity=pert.severity,
                 risk_level=context.risk_level if context else 0,
                 flag_expected=flag,
+                flag_optional=pert.flag_optional,
                 tier=pert.tier,
                 multi_turn=pert.turns is not None,
                 false_positive=scenario.false_positive,

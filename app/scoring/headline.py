@@ -118,7 +118,7 @@ def _sums(facets: list[Facet], library: Library) -> _Sums:
             w = item_weight(f)
             credit[f.behavior][f.scenario] += w * CREDIT[verdict]
             weight[f.behavior][f.scenario] += w
-        if not f.flag_expected and f.alarm is not None and not f.error:
+        if not f.flag_expected and not f.flag_optional and f.alarm is not None and not f.error:
             w = item_weight(f)
             credit[RESTRAINT][f.scenario] += w * (not f.alarm)
             weight[RESTRAINT][f.scenario] += w

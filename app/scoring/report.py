@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from app.benchmark.ladders import ladders
 from app.benchmark.loader import Library
 from app.scoring import metrics as m
 from app.scoring.board import slices
@@ -15,7 +16,7 @@ from app.scoring.headline import headline_score
 from app.scoring.judges import judges_section
 from app.store.models import EvaluationItem
 
-REPORT_VERSION = 4  # 4: the `counterfactual_bias` section
+REPORT_VERSION = 4  # 4: the `counterfactual_bias` and `ladders` sections
 
 
 def _share(count: int, total: int) -> float | None:
@@ -63,6 +64,7 @@ def build_report(
         "sustained_safety": m.sustained_safety(facets),
         "worst_of_k": m.worst_of_k(facets),
         "tiers": m.tiers(facets),
+        "ladders": m.ladders(facets, ladders(library)),
         "checks": m.check_failures(facets),
         "judges": judges_section(facets),
     }

@@ -140,6 +140,7 @@ class ReportView:
     failing_total: int
     transcripts: bool
     headline: Rate = field(default_factory=lambda: Rate(None))
+    ladders: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _stored(row: EvaluationItem) -> StoredItem:
@@ -254,6 +255,29 @@ def _country_rows(report: dict[str, Any], library: Library) -> list[dict[str, An
     ]
 
 
+def _ladder_rows(report: dict[str, Any], library: Library) -> list[dict[str, Any]]:
+    """Per behaviour with a ladder: its persona's rungs from the lowest risk level up, each with its detection
+    rate; reports stored before ladders have none."""
+    out = []
+    for behavior, block in (report.get("ladders") or {}).items():
+        rungs = [
+            {"risk_level": r["risk_level"], "user_context": r["user_context"], "rate": Rate.of(r, "rate")}
+            for r in block.get("levels") or []
+        ]
+        if rungs:
+            out.append(
+                {
+                    "behavior": behavior,
+                    "name": _name(library.behaviors, behavior),
+                    "persona": block.get("persona"),
+                    "threshold": block.get("threshold"),
+                    "dips": block.get("dips") or [],
+                    "rungs": rungs,
+                }
+            )
+    return out
+
+
 def _gap_note(gap: dict[str, Any] | None) -> str:
     """The paired gap to the baseline assistant in points (positive gap = the persona passes less often)."""
     if not gap or gap.get("gap") is None:
@@ -306,4 +330,5 @@ def report_view(
         failing_total=total,
         transcripts=transcripts,
         headline=Rate.of(report.get("headline"), "score"),
+        ladders=_ladder_rows(report, library),
     )

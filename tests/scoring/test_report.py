@@ -30,6 +30,7 @@ SECTIONS = (
     "sustained_safety",
     "worst_of_k",
     "tiers",
+    "ladders",
     "checks",
     "judges",
 )
@@ -62,7 +63,8 @@ def _stored(
 def _items(count: int, seed: int = 3) -> list[StoredItem]:
     library = load_library()
     rng = random.Random(seed)
-    specs = list(expand_suite(library, "full", repeats=2))[:count]
+    every = list(expand_suite(library, "full", repeats=2))
+    specs = every[:: max(1, len(every) // count)][:count]  # spread over the suite, so every section has items
     return [
         _stored(
             s,
