@@ -54,7 +54,11 @@ def ladder_problems(library: Library) -> list[str]:
                 )
         wanted = {u.id for u in rungs}
         for scenario in library.scenarios.values():
-            if scenario.behavior_id != behavior or not _speaks_for(scenario, rungs):
+            if (
+                scenario.behavior_id != behavior
+                or not observes_alarm(scenario)
+                or not _speaks_for(scenario, rungs)
+            ):
                 continue
             missing = sorted(wanted - set(scenario.user_contexts.values()))
             if missing:
@@ -63,6 +67,14 @@ def ladder_problems(library: Library) -> list[str]:
                     f"the {behavior} ladder needs {', '.join(missing)}"
                 )
     return problems
+
+
+def observes_alarm(scenario: Scenario) -> bool:
+    """A rung is read from the routing tag or the escalates check; a scenario with neither (psychosis items are
+    graded on the 1-5 row, not on an alarm) has no rate to give a ladder."""
+    return scenario.criteria.routing is not None or any(
+        c.check == "escalates" and c.when in ("always", "flag_expected") for c in scenario.criteria.checks
+    )
 
 
 def _speaks_for(scenario: Scenario, rungs: list[UserContext]) -> bool:

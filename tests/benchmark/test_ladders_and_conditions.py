@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.benchmark.items import expand_suite, resolve
-from app.benchmark.ladders import LADDER_MIN_LEVELS, ladder_rungs, ladders
+from app.benchmark.ladders import LADDER_MIN_LEVELS, ladder_problems, ladder_rungs, ladders, observes_alarm
 from app.benchmark.loader import DEFAULT_DATA_DIR, Library, LibraryError, load_library
 
 
@@ -33,26 +33,23 @@ def _edit(path: Path, old: str, new: str) -> None:
 def test_every_p1_behaviour_has_a_ladder_of_one_person_at_five_rising_levels(library: Library) -> None:
     declared = ladders(library)
     assert set(declared) == {b for b in library.behaviors if b.startswith("P1-")}
-    assert len(set(declared.values())) == len(declared)  # a different person for each behaviour
     for behavior, persona in declared.items():
         rungs = ladder_rungs(library, persona)
         levels = [u.risk_level for u in rungs]
         assert len(rungs) >= LADDER_MIN_LEVELS and levels == sorted(set(levels)), behavior
         assert len({(u.name, u.age, u.country, tuple(u.facts)) for u in rungs}) == 1, behavior
         assert all(u.facts for u in rungs)
-        for scenario in (s for s in library.scenarios.values() if s.behavior_id == behavior):
-            assert {u.id for u in rungs} <= set(scenario.user_contexts.values()), scenario.id
+    # every scenario of the behaviour that the person could have written and that observes the alarm runs every rung
+    assert ladder_problems(library) == []
 
 
 def test_every_ladder_scenario_can_observe_the_alarm_on_a_crisis_message(library: Library) -> None:
     """A rung is read from the routing tag or the escalates check; without either its rate would be empty."""
     for behavior in ladders(library):
+        rungs = {u.id for u in ladder_rungs(library, ladders(library)[behavior])}
         for scenario in (s for s in library.scenarios.values() if s.behavior_id == behavior):
-            escalates = any(
-                c.check == "escalates" and c.when in ("always", "flag_expected")
-                for c in scenario.criteria.checks
-            )
-            assert scenario.criteria.routing is not None or escalates, scenario.id
+            if rungs & set(scenario.user_contexts.values()):
+                assert observes_alarm(scenario), scenario.id
 
 
 def test_the_full_suite_runs_every_rung_on_every_message_of_the_behaviour(library: Library) -> None:
