@@ -80,11 +80,11 @@ def test_a_good_endpoint_passes_and_a_worse_one_fails_against_it(
     failed = {name for name, case in cases.items() if case.find("failure") is not None}
     assert failed == {"headline ≥ 0.800", "headline drop ≤ 0.020", "pillar:P1 drop ≤ 0.020"}
     assert suite.get("failures") == "3" and suite.get("tests") == str(len(cases))
-    assert f"headline {headline:.3f} is below the minimum 0.800" in cases["headline ≥ 0.800"].findall(
-        "failure"
-    )[0].get("message", "")
+    floor_failure = cases["headline ≥ 0.800"].findall("failure")[0]
+    assert f"headline {headline:.3f} is below the minimum 0.800" in floor_failure.get("message", "")
     p1 = compared["paired"]["by_pillar"]["P1"]["pass"]["p_value"]
-    assert f"p={p1:.4f} < 0.05" in (cases["pillar:P1 drop ≤ 0.020"].findall("failure")[0].text or "")
+    pillar_failure = cases["pillar:P1 drop ≤ 0.020"].findall("failure")[0]
+    assert f"p={p1:.4f} < 0.05" in (pillar_failure.text or "")
     # A drop the paired test cannot tell from chance (one P4 cell) is shown but does not fail the gate.
     assert compared["metrics"]["pillar:P4"]["difference"] < -0.02
     assert compared["paired"]["by_pillar"]["P4"]["pass"]["p_value"] >= 0.05
@@ -139,6 +139,15 @@ def test_no_decision_exits_2_and_says_why(service: tuple[list[str], str], tmp_pa
     )
     assert code == 2 and "no evaluation 'ev_missing' [a]" in err
     assert "succeeded" in out, "the run itself went ahead; only the comparison could not be made"
+
+    # Every call 404s (no chat API under that path), so the evaluation fails: no verdict on the endpoint.
+    nowhere = good.removesuffix("/v1") + "/nowhere"
+    code, out, err = cli(
+        "gate", *auth, "--name", "gone", "--base-url", nowhere, "--model", "g", "--junit", str(report)
+    )
+    assert code == 2 and err.startswith("error: evaluation ev_") and "ended failed" in err
+    suite, cases = junit(report)
+    assert list(cases) == ["evaluation ran"] and suite.get("failures") == "0" and suite.get("errors") == "1"
 
 
 def comparison(**metrics: tuple[float | None, float | None]) -> dict[str, Any]:
