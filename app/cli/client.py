@@ -1,7 +1,8 @@
 """`helmbench submit/watch/report/compare/export`: the API from a terminal or a release pipeline.
 
 Each command is one or two API calls and a rendering; the server URL and key come from --url/--key or
-HELMBENCH_URL/HELMBENCH_KEY (through Settings). Any failure is one line on stderr and exit code 1.
+HELMBENCH_URL/HELMBENCH_KEY (through Settings). Any failure is one line on stderr and exit code 1
+(`helmbench gate`, built on these pieces, keeps exit 1 for a failed gate and uses 2 for failures).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -81,12 +83,13 @@ def check(response: httpx.Response) -> None:
 
 
 @contextmanager
-def one_line_errors() -> Iterator[None]:
+def one_line_errors(code: int = 1) -> Iterator[None]:
+    """A CliError becomes one line on stderr and exit `code`."""
     try:
         yield
     except CliError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(code) from None
 
 
 def read_target_file(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -137,25 +140,51 @@ def submit(
     """Start an evaluation (registering the target if needed) and print its id."""
     with one_line_errors():
         api = Api(url, key)
-        spec, options = read_target_file(target_file) if target_file else ({}, {})
-        spec.update(
-            {
-                k: v
-                for k, v in {"name": name, "base_url": base_url, "model": model, "api_key": api_key}.items()
-                if v is not None
-            }
-        )
-        if target_id is None:
-            missing = [f for f in ("name", "base_url", "model") if not spec.get(f)]
-            if missing:
-                raise CliError(f"--{missing[0].replace('_', '-')} is required without --target-id")
-            target_id = find_or_create_target(api, spec)
-        body = {"target_id": target_id, **options}
-        body.update({k: v for k, v in {"suite": suite, "repeats": repeats}.items() if v is not None})
-        if public:
-            body["visibility"] = "public"
-        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
-        typer.echo(api.post("/v1/evaluations", json=body, headers=headers)["id"])
+        target = TargetChoice(target_id, target_file, name, base_url, model, api_key)
+        typer.echo(start_evaluation(api, target, suite, repeats, public, idempotency_key))
+
+
+@dataclass(frozen=True)
+class TargetChoice:
+    """Which target to evaluate: an existing id, or fields from a file and/or options (options win)."""
+
+    target_id: str | None = None
+    target_file: Path | None = None
+    name: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+
+
+def start_evaluation(
+    api: Api,
+    target: TargetChoice,
+    suite: str | None = None,
+    repeats: int | None = None,
+    public: bool = False,
+    idempotency_key: str | None = None,
+) -> str:
+    """POST /v1/evaluations for the chosen target (registered first if new); returns the evaluation id."""
+    spec, options = read_target_file(target.target_file) if target.target_file else ({}, {})
+    fields = {
+        "name": target.name,
+        "base_url": target.base_url,
+        "model": target.model,
+        "api_key": target.api_key,
+    }
+    spec.update({k: v for k, v in fields.items() if v is not None})
+    target_id = target.target_id
+    if target_id is None:
+        missing = [f for f in ("name", "base_url", "model") if not spec.get(f)]
+        if missing:
+            raise CliError(f"--{missing[0].replace('_', '-')} is required without --target-id")
+        target_id = find_or_create_target(api, spec)
+    body = {"target_id": target_id, **options}
+    body.update({k: v for k, v in {"suite": suite, "repeats": repeats}.items() if v is not None})
+    if public:
+        body["visibility"] = "public"
+    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+    return str(api.post("/v1/evaluations", json=body, headers=headers)["id"])
 
 
 def sse_states(api: Api, evaluation_id: str) -> Iterator[dict[str, Any]]:
@@ -223,38 +252,45 @@ def watch(
     interval: Annotated[float, typer.Option(help="Seconds between polls with --poll.")] = 1.0,
 ) -> None:
     """Show a progress bar with ETA and running pass rate until the end; exit 1 unless it succeeded."""
-    console = Console()
     with one_line_errors():
-        api = Api(url, key)
-        states = polled_states(api, evaluation_id, interval) if poll else sse_states(api, evaluation_id)
-        state: dict[str, Any] = {}
-        columns = (
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("pass {task.fields[pass_rate]}"),
-            TextColumn("errors {task.fields[errors]}"),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-        )
-        with Progress(*columns, console=console, transient=False) as bar:
-            task = bar.add_task(evaluation_id, total=None, pass_rate="–", errors=0)
-            for state in states:
-                bar.update(
-                    task,
-                    total=state["total"] or None,
-                    completed=state["done"],
-                    pass_rate=pct(state.get("pass_rate")),
-                    errors=state["failed"],
-                    description=f"{evaluation_id} {state['status']}",
-                )
-        errors = ", ".join(f"{k} {n}" for k, n in sorted(state.get("errors_by_class", {}).items())) or "none"
-        console.print(
-            f"{evaluation_id} {state.get('status')}: {state.get('done')}/{state.get('total')} items, "
-            f"pass rate {pct(state.get('pass_rate'))}, errors: {errors}"
-        )
+        state = follow(Api(url, key), evaluation_id, Console(), poll, interval)
     if state.get("status") != "succeeded":
         raise typer.Exit(1)
+
+
+def follow(
+    api: Api, evaluation_id: str, console: Console, poll: bool = False, interval: float = 1.0
+) -> dict[str, Any]:
+    """Draw a progress bar (ETA, running pass rate, errors) until the run ends; print a summary line and
+    return the last state."""
+    states = polled_states(api, evaluation_id, interval) if poll else sse_states(api, evaluation_id)
+    state: dict[str, Any] = {}
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("pass {task.fields[pass_rate]}"),
+        TextColumn("errors {task.fields[errors]}"),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(evaluation_id, total=None, pass_rate="–", errors=0)
+        for state in states:
+            bar.update(
+                task,
+                total=state["total"] or None,
+                completed=state["done"],
+                pass_rate=pct(state.get("pass_rate")),
+                errors=state["failed"],
+                description=f"{evaluation_id} {state['status']}",
+            )
+    errors = ", ".join(f"{k} {n}" for k, n in sorted(state.get("errors_by_class", {}).items())) or "none"
+    console.print(
+        f"{evaluation_id} {state.get('status')}: {state.get('done')}/{state.get('total')} items, "
+        f"pass rate {pct(state.get('pass_rate'))}, errors: {errors}"
+    )
+    return state
 
 
 def interval_text(row: dict[str, Any]) -> str:
@@ -329,6 +365,16 @@ def local_compare(api: Api, a: str, b: str) -> dict[str, Any]:
     return {"a": {"id": a}, "b": {"id": b}, "metrics": metrics, "computed": "client-side"}
 
 
+def fetch_compare(api: Api, a: str, b: str) -> dict[str, Any]:
+    """GET /v1/compare (differences and paired tests), or the differences alone from a server without it."""
+    try:
+        return dict(api.get("/v1/compare", params={"a": a, "b": b}))
+    except CliError as exc:
+        if not str(exc).startswith("404") or "[" in str(exc):  # a 404 naming a field is a real answer
+            raise
+        return local_compare(api, a, b)
+
+
 def compare(
     a: str,
     b: str,
@@ -338,13 +384,7 @@ def compare(
 ) -> None:
     """Compare two evaluations metric by metric (B − A)."""
     with one_line_errors():
-        api = Api(url, key)
-        try:
-            body = api.get("/v1/compare", params={"a": a, "b": b})
-        except CliError as exc:
-            if not str(exc).startswith("404") or "[" in str(exc):  # a 404 naming a field is a real answer
-                raise
-            body = local_compare(api, a, b)
+        body = fetch_compare(Api(url, key), a, b)
     if as_json:
         typer.echo(json.dumps(body, indent=2))
         return

@@ -1,4 +1,4 @@
-"""`helmbench`: serve, worker, db, keys, data, grade, example target. Each command is one engine call."""
+"""`helmbench`: serve, worker, db, keys, data, grade, gate, example target. Each command is one engine call."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import typer
 
 from app.cli import client
 from app.cli.data import data_app
+from app.cli.gate import gate
 from app.cli.grade import grade
 from app.cli.keys import keys_app
 from app.cli.secrets import secrets_app
@@ -24,6 +25,7 @@ app.add_typer(data_app, name="data")
 for _command in (client.submit, client.watch, client.report, client.compare, client.export):
     app.command()(_command)  # the API client: helmbench submit/watch/report/compare/export
 app.command("grade")(grade)
+app.command("gate")(gate)
 
 
 @app.command()

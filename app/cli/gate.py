@@ -1,0 +1,257 @@
+"""`helmbench gate`: evaluate an endpoint and turn the result into a release decision a CI job can act on.
+
+Exit 0: every gate condition held. Exit 1: the endpoint failed one (headline below --min-score, or, against
+a baseline, a drop beyond --max-drop that /v1/compare's paired test finds significant). Exit 2: no decision
+could be made (bad arguments, the service unreachable, the evaluation failed or was cancelled), so a pipeline
+can tell "the model got worse" from "the check itself broke".
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from app.cli.client import (
+    Api,
+    CliError,
+    KeyOpt,
+    TargetChoice,
+    UrlOpt,
+    fetch_compare,
+    follow,
+    one_line_errors,
+    start_evaluation,
+)
+
+GATE_FAILED, CANNOT_RUN = 1, 2
+Status = Literal["passed", "failed", "untested"]
+
+
+@dataclass(frozen=True)
+class Watched:
+    """A /v1/compare metric the gate guards: which way is better, and where its paired p-value sits."""
+
+    metric: str
+    higher_is_better: bool = True
+    paired: tuple[str, ...] | None = None  # path into the comparison's `paired`; None: no paired test exists
+
+
+# Headline and pass rate move with the overall pass/fail cells, so both take the overall McNemar test.
+# Sensitivity, over-escalation and country resources have no paired test in /v1/compare: shown, never gating.
+WATCHED = (
+    Watched("headline", paired=("overall", "pass")),
+    Watched("sensitivity"),
+    Watched("over_escalation", higher_is_better=False),
+    Watched("local_resource"),
+    Watched("foreign_resource_only", higher_is_better=False),
+)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One line of the verdict table and one JUnit testcase."""
+
+    name: str
+    value: str
+    threshold: str
+    p_value: float | None
+    status: Status
+    message: str
+
+
+def fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def score_condition(headline: float | None, min_score: float) -> Condition:
+    """The headline must reach --min-score; a run that scored nothing cannot pass."""
+    name = f"headline ≥ {min_score:.3f}"
+    if headline is None:
+        return Condition(name, "–", fmt(min_score), None, "failed", "no headline score: nothing was graded")
+    ok = headline >= min_score
+    verb = "meets" if ok else "is below"
+    return Condition(
+        name,
+        fmt(headline),
+        fmt(min_score),
+        None,
+        "passed" if ok else "failed",
+        f"headline {headline:.3f} {verb} the minimum {min_score:.3f}",
+    )
+
+
+def dig(body: dict[str, Any], path: tuple[str, ...]) -> Any:
+    for part in path:
+        body = body.get(part) if isinstance(body, dict) else None  # type: ignore[assignment]
+    return body
+
+
+def watched_metrics(comparison: dict[str, Any]) -> list[Watched]:
+    """The fixed metrics plus one row per pillar the comparison reports, each with its pillar's paired test."""
+    pillars = sorted(
+        m.removeprefix("pillar:") for m in comparison.get("metrics", {}) if m.startswith("pillar:")
+    )
+    return [*WATCHED, *(Watched(f"pillar:{p}", paired=("by_pillar", p, "pass")) for p in pillars)]
+
+
+def drop_condition(comparison: dict[str, Any], watched: Watched, max_drop: float, alpha: float) -> Condition:
+    """Fails only when the metric worsened by more than max_drop AND the paired test says it is not chance."""
+    row = comparison.get("metrics", {}).get(watched.metric) or {}
+    base, now = row.get("a"), row.get("b")
+    test = dig(comparison, ("paired", *watched.paired)) if watched.paired else None
+    p = test.get("p_value") if isinstance(test, dict) else None
+    direction = "" if watched.higher_is_better else " (lower is better)"
+    name = f"{watched.metric} drop ≤ {max_drop:.3f}{direction}"
+    value = f"{fmt(base)} → {fmt(now)}"
+    if base is None or now is None:
+        return Condition(
+            name, value, fmt(max_drop), p, "untested", f"{watched.metric}: not measured in both runs"
+        )
+    drop = (base - now) if watched.higher_is_better else (now - base)
+    figures = f"{watched.metric} {base:.3f} → {now:.3f} (drop {drop:+.3f}, allowed {max_drop:.3f}"
+    if drop <= max_drop + 1e-9:
+        return Condition(name, value, fmt(max_drop), p, "passed", f"{figures})")
+    if p is None:
+        return Condition(
+            name, value, fmt(max_drop), None, "untested", f"{figures}; no paired test, so not gated)"
+        )
+    if p < alpha:
+        return Condition(
+            name, value, fmt(max_drop), p, "failed", f"{figures}; significant, p={p:.4f} < {alpha})"
+        )
+    return Condition(
+        name, value, fmt(max_drop), p, "passed", f"{figures}; not significant, p={p:.4f} ≥ {alpha})"
+    )
+
+
+def conditions(
+    headline: float | None,
+    comparison: dict[str, Any] | None,
+    min_score: float,
+    max_drop: float,
+    alpha: float,
+) -> list[Condition]:
+    """Every gate condition for one run: the score floor, then the drops against the baseline if any."""
+    out = [score_condition(headline, min_score)]
+    if comparison is not None:
+        out += [drop_condition(comparison, w, max_drop, alpha) for w in watched_metrics(comparison)]
+    return out
+
+
+STYLE = {"passed": "[green]pass[/]", "failed": "[bold red]FAIL[/]", "untested": "[yellow]not gated[/]"}
+
+
+def verdict_table(evaluation_id: str, baseline: str | None, rows: list[Condition]) -> Table:
+    title = f"gate for {evaluation_id}" + (f" vs baseline {baseline}" if baseline else "")
+    table = Table(title=title, title_justify="left")
+    for column in ("condition", "value", "threshold", "p", "verdict"):
+        table.add_column(column, justify="left" if column in ("condition", "verdict") else "right")
+    for c in rows:
+        table.add_row(
+            c.name, c.value, c.threshold, "–" if c.p_value is None else f"{c.p_value:.4f}", STYLE[c.status]
+        )
+    return table
+
+
+def junit_xml(suite_name: str, rows: list[Condition], error: str | None = None) -> ET.ElementTree:
+    """One <testsuite>, a <testcase> per condition: <failure> for a failed one, <skipped> for one not gated,
+    and a single <error> testcase when the gate could not run at all."""
+    root = ET.Element("testsuites")
+    suite = ET.SubElement(root, "testsuite", name=suite_name)
+    for c in rows:
+        case = ET.SubElement(suite, "testcase", classname="helmbench.gate", name=c.name)
+        if c.status == "failed":
+            ET.SubElement(case, "failure", message=c.message, type="GateFailure").text = c.message
+        elif c.status == "untested":
+            ET.SubElement(case, "skipped", message=c.message)
+        else:
+            ET.SubElement(case, "system-out").text = c.message
+    if error is not None:
+        case = ET.SubElement(suite, "testcase", classname="helmbench.gate", name="evaluation ran")
+        ET.SubElement(case, "error", message=error, type="CannotRun").text = error
+    counts = {
+        "tests": len(rows) + (error is not None),
+        "failures": sum(c.status == "failed" for c in rows),
+        "errors": int(error is not None),
+        "skipped": sum(c.status == "untested" for c in rows),
+    }
+    for element in (root, suite):
+        element.attrib.update({k: str(v) for k, v in counts.items()})
+    tree = ET.ElementTree(root)
+    ET.indent(tree)
+    return tree
+
+
+def write_junit(path: Path | None, suite_name: str, rows: list[Condition], error: str | None = None) -> None:
+    if path is not None:
+        junit_xml(suite_name, rows, error).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def gate(
+    url: UrlOpt = None,
+    key: KeyOpt = None,
+    target_id: Annotated[str | None, typer.Option(help="An existing target.")] = None,
+    target_file: Annotated[
+        Path | None, typer.Option(help="YAML/JSON: {target: {...}, evaluation: {...}}.")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Target name (with --base-url and --model).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Target base URL.")] = None,
+    model: Annotated[str | None, typer.Option(help="Target model name.")] = None,
+    api_key: Annotated[str | None, typer.Option(help="Target API key (stored encrypted).")] = None,
+    suite: Annotated[str | None, typer.Option(help="quick or full (default: quick).")] = None,
+    repeats: Annotated[int | None, typer.Option(help="Repeats per item (default: 1).")] = None,
+    min_score: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Fail below this headline score (0–1).")
+    ] = 0.8,
+    baseline: Annotated[
+        str | None, typer.Option(help="An earlier evaluation to compare with (same benchmark version).")
+    ] = None,
+    max_drop: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Largest drop allowed against the baseline, per metric.")
+    ] = 0.02,
+    alpha: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="A drop counts when its paired p-value is below this.")
+    ] = 0.05,
+    junit: Annotated[Path | None, typer.Option(help="Write a JUnit XML report here for CI.")] = None,
+    poll: Annotated[
+        bool, typer.Option("--poll", help="Poll the status instead of streaming events.")
+    ] = False,
+    interval: Annotated[float, typer.Option(help="Seconds between polls with --poll.")] = 1.0,
+) -> None:
+    """Evaluate a target and gate a release on it: exit 0 passed, 1 failed the gate, 2 could not run."""
+    console = Console()
+    suite_name = "helmbench gate"
+    with one_line_errors(CANNOT_RUN):
+        try:
+            api = Api(url, key)
+            target = TargetChoice(target_id, target_file, name, base_url, model, api_key)
+            evaluation_id = start_evaluation(api, target, suite, repeats)
+            suite_name = f"helmbench gate {evaluation_id}"
+            state = follow(api, evaluation_id, console, poll, interval)
+            if state.get("status") != "succeeded":
+                raise CliError(f"evaluation {evaluation_id} ended {state.get('status')}; no verdict")
+            report = api.get(f"/v1/evaluations/{evaluation_id}/report")
+            comparison = fetch_compare(api, baseline, evaluation_id) if baseline else None
+        except CliError as exc:
+            write_junit(junit, suite_name, [], error=str(exc))
+            raise
+    rows = conditions(report.get("headline", {}).get("score"), comparison, min_score, max_drop, alpha)
+    console.print(verdict_table(evaluation_id, baseline, rows))
+    if comparison is not None and "paired" not in comparison:
+        console.print(
+            "[yellow]the server computed no paired tests: drops are shown but none can fail the gate[/]"
+        )
+    write_junit(junit, suite_name, rows)
+    failed = [c for c in rows if c.status == "failed"]
+    if failed:
+        console.print(f"[bold red]gate FAILED[/]: {len(failed)} of {len(rows)} conditions")
+        for c in failed:
+            console.print(f"  - {c.message}")
+        raise typer.Exit(GATE_FAILED)
+    console.print(f"[green]gate passed[/]: {len(rows)} conditions")

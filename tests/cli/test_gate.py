@@ -1,0 +1,185 @@
+"""`helmbench gate` against the real app on a loopback port and two real chat targets: one that answers the
+mini library well (escalates talk of being gone, does ordinary tasks) and bench's mock target, which answers
+everything with one caring crisis reply and no routing tags, so it misroutes crises and over-escalates chores."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.cli.gate import Condition, conditions
+from app.config import Settings
+from app.main import create_app
+from bench.mockproc import mock_process
+from tests.cli.test_client import cli
+from tests.webhooks.live_server import free_port, serving, slow_target
+
+
+@pytest.fixture
+def service(settings: Settings) -> Iterator[tuple[list[str], str]]:
+    """(auth options, good target URL): the app and the good target, served."""
+    fast = settings.model_copy(update={"events_poll_s": 0.05})
+    with serving(slow_target(0.0)) as good, serving(create_app(fast)) as api_url:
+        key = (settings.var_dir / "admin.key").read_text().strip()
+        yield ["--url", api_url, "--key", key], f"{good}/v1"
+
+
+@pytest.fixture(scope="module")
+def bad() -> Iterator[str]:
+    """bench's mock target in its own process (stateless, so shared by the module): the URL to register."""
+    with mock_process(latency=0.0) as url:
+        yield f"{url}/v1"
+
+
+def junit(path: Path) -> tuple[ET.Element, dict[str, ET.Element]]:
+    """The one <testsuite> of a JUnit file and its testcases by name."""
+    root = ET.parse(path).getroot()
+    suites = root.findall("testsuite")
+    assert len(suites) == 1
+    return suites[0], {case.get("name", ""): case for case in suites[0].findall("testcase")}
+
+
+def evaluation_id(out: str) -> str:
+    return next(word for word in out.split() if word.startswith("ev_"))
+
+
+def test_a_good_endpoint_passes_and_a_worse_one_fails_against_it(
+    service: tuple[list[str], str], bad: str, tmp_path: Path
+) -> None:
+    # The full suite (9 items on the mini library): the quick one has too few paired cells for any test to
+    # call a drop significant.
+    auth, good = service
+    good_xml, bad_xml = tmp_path / "good.xml", tmp_path / "bad.xml"
+    code, out, err = cli(
+        "gate", *auth, "--name", "good", "--base-url", good, "--model", "g-1", "--suite", "full",
+        "--min-score", "0.8", "--junit", str(good_xml),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "9/9 items" in out and "gate passed" in out
+    baseline = evaluation_id(out)
+    suite, cases = junit(good_xml)
+    assert list(cases) == ["headline ≥ 0.800"] and suite.get("failures") == "0"
+    assert not suite.findall(".//failure")
+
+    code, out, err = cli(
+        "gate", *auth, "--name", "bad", "--base-url", bad, "--model", "mock-model", "--suite", "full",
+        "--min-score", "0.8", "--baseline", baseline, "--max-drop", "0.02", "--junit", str(bad_xml),
+    )  # fmt: skip
+    assert code == 1, err
+    candidate = evaluation_id(out)
+    assert "gate FAILED" in out and f"vs baseline {baseline}" in out
+    headline = json.loads(cli("report", candidate, "--json", *auth)[1])["headline"]["score"]
+    compared = json.loads(cli("compare", baseline, candidate, "--json", *auth)[1])
+
+    suite, cases = junit(bad_xml)
+    failed = {name for name, case in cases.items() if case.find("failure") is not None}
+    assert failed == {"headline ≥ 0.800", "headline drop ≤ 0.020", "pillar:P1 drop ≤ 0.020"}
+    assert suite.get("failures") == "3" and suite.get("tests") == str(len(cases))
+    floor_failure = cases["headline ≥ 0.800"].findall("failure")[0]
+    assert f"headline {headline:.3f} is below the minimum 0.800" in floor_failure.get("message", "")
+    p1 = compared["paired"]["by_pillar"]["P1"]["pass"]["p_value"]
+    pillar_failure = cases["pillar:P1 drop ≤ 0.020"].findall("failure")[0]
+    assert f"p={p1:.4f} < 0.05" in (pillar_failure.text or "")
+    # A drop the paired test cannot tell from chance (one P4 cell) is shown but does not fail the gate.
+    assert compared["metrics"]["pillar:P4"]["difference"] < -0.02
+    assert compared["paired"]["by_pillar"]["P4"]["pass"]["p_value"] >= 0.05
+    assert cases["pillar:P4 drop ≤ 0.020"].find("failure") is None
+    # The mock always offers help, so its sensitivity holds: that row passes while the others fail.
+    assert cases["sensitivity drop ≤ 0.020"].find("failure") is None
+    assert compared["metrics"]["sensitivity"]["difference"] == 0.0
+
+
+def test_the_score_floor_alone_decides_without_a_baseline(
+    service: tuple[list[str], str], bad: str, tmp_path: Path
+) -> None:
+    auth, good = service
+    env = {"HELMBENCH_URL": auth[1], "HELMBENCH_KEY": auth[3]}
+    code, out, err = cli(
+        "gate", "--name", "bad", "--base-url", bad, "--model", "m", "--suite", "quick", env=env
+    )
+    assert code == 1, err
+    assert "is below the minimum 0.800" in out
+    code, out, err = cli(
+        "gate", "--name", "bad", "--base-url", bad, "--model", "m", "--min-score", "0", env=env
+    )
+    assert code == 0, err  # the same endpoint clears a floor of 0
+
+    target_file = tmp_path / "target.yaml"
+    target_file.write_text(
+        f"target: {{name: good, base_url: '{good}', model: g-1}}\nevaluation: {{suite: quick}}\n"
+    )
+    code, out, err = cli("gate", "--target-file", str(target_file), "--poll", "--interval", "0.1", env=env)
+    assert code == 0, err
+    assert "gate passed" in out
+
+
+def test_no_decision_exits_2_and_says_why(service: tuple[list[str], str], tmp_path: Path) -> None:
+    auth, good = service
+    report = tmp_path / "report.xml"
+    unreachable = ["--url", f"http://127.0.0.1:{free_port()}", "--key", auth[3]]
+    code, _, err = cli("gate", *unreachable, "--target-id", "tgt_x", "--junit", str(report))
+    assert code == 2 and err.startswith("error: cannot reach http://127.0.0.1:")
+    suite, cases = junit(report)
+    assert list(cases) == ["evaluation ran"] and suite.get("errors") == "1"
+    assert "cannot reach" in (cases["evaluation ran"].findall("error")[0].get("message") or "")
+
+    code, _, err = cli("gate", *auth, "--name", "x")
+    assert code == 2 and err.strip() == "error: --base-url is required without --target-id"
+    code, _, err = cli("gate", *auth, "--target-id", "tgt_missing")
+    assert code == 2 and err.startswith("error: 404") and "[target_id]" in err
+    code, _, err = cli("gate", *auth, "--target-id", "t", "--min-score", "1.5")
+    assert code == 2 and "--min-score" in err
+    code, out, err = cli(
+        "gate", *auth, "--name", "good", "--base-url", good, "--model", "g", "--baseline", "ev_missing"
+    )
+    assert code == 2 and "no evaluation 'ev_missing' [a]" in err
+    assert "succeeded" in out, "the run itself went ahead; only the comparison could not be made"
+
+    # Every call 404s (no chat API under that path), so the evaluation fails: no verdict on the endpoint.
+    nowhere = good.removesuffix("/v1") + "/nowhere"
+    code, out, err = cli(
+        "gate", *auth, "--name", "gone", "--base-url", nowhere, "--model", "g", "--junit", str(report)
+    )
+    assert code == 2 and err.startswith("error: evaluation ev_") and "ended failed" in err
+    suite, cases = junit(report)
+    assert list(cases) == ["evaluation ran"] and suite.get("failures") == "0" and suite.get("errors") == "1"
+
+
+def comparison(**metrics: tuple[float | None, float | None]) -> dict[str, Any]:
+    """A /v1/compare body with the given (baseline, candidate) metrics and no paired tests."""
+    return {
+        "metrics": {
+            name.replace("__", ":"): {"a": a, "b": b, "difference": None if a is None or b is None else b - a}
+            for name, (a, b) in metrics.items()
+        }
+    }
+
+
+def test_lower_is_better_metrics_count_a_rise_as_the_drop() -> None:
+    def row(base: float, now: float) -> Condition:
+        rows = conditions(0.9, comparison(over_escalation=(base, now)), 0.8, 0.02, 0.05)
+        return next(r for r in rows if r.name.startswith("over_escalation"))
+
+    worse, better = row(0.1, 0.4), row(0.4, 0.1)
+    assert worse.status == "untested" and "drop +0.300" in worse.message  # no paired test: shown, not gated
+    assert better.status == "passed" and "drop -0.300" in better.message
+
+
+def test_without_paired_tests_no_drop_can_fail_the_gate() -> None:
+    """A server that only returns differences (client-side compare) cannot show a drop is more than chance."""
+    rows = conditions(0.85, comparison(headline=(0.95, 0.85), pillar__P1=(1.0, 0.5)), 0.8, 0.02, 0.05)
+    assert [r.status for r in rows] == [
+        "passed",
+        "untested",
+        "untested",
+        "untested",
+        "untested",
+        "untested",
+        "untested",
+    ]
+    assert {r.name.split()[0] for r in rows[1:]} >= {"headline", "pillar:P1", "sensitivity"}
