@@ -80,6 +80,15 @@ def create_evaluation(
     total = count_suite(library, body.suite, body.repeats)
     check_matrix_size(total, body.repeats, settings)
     check_active_evaluations(session=session, team_id=team_id, settings=settings)
+    if body.baseline_evaluation_id and not ev_store.get_evaluation(
+        session=session, team_id=team_id, evaluation_id=body.baseline_evaluation_id
+    ):
+        raise Problem(
+            422,
+            "Invalid request",
+            f"baseline_evaluation_id: no evaluation {body.baseline_evaluation_id!r}",
+            field="baseline_evaluation_id",
+        )
     judge = _judge_fields(settings, secrets, body)
     evaluation = Evaluation(
         team_id=team_id,
@@ -95,6 +104,7 @@ def create_evaluation(
         shards=max(1, math.ceil(total / settings.shard_size)),
         idempotency_key=idempotency_key,
         request_hash=_request_hash(body),
+        baseline_evaluation_id=body.baseline_evaluation_id,
         **judge,
     )
     session.add(evaluation)

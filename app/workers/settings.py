@@ -15,6 +15,7 @@ from app.queue.arq_queue import SHARD_JOB, ArqQueue, redis_settings
 from app.runner.deps import build_deps
 from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.runner.shard import ShardInterrupted, run_shard
+from app.services.schedules import start_scheduler, stop_scheduler
 from app.workers.lease import held
 from app.workers.worker import ShardWorker
 
@@ -33,9 +34,12 @@ async def startup(ctx: dict[str, Any]) -> None:
     deps = ctx["deps"] = build_deps(settings)
     queue = ArqQueue(ctx["redis"], settings.queue_name)  # the worker's own pool: arq closes it
     ctx["reconciler"] = start_reconciler(deps, queue, grace_s=settings.shard_lease_s / 2)
+    ctx["scheduler"] = start_scheduler(deps, queue)
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
+    if "scheduler" in ctx:
+        await stop_scheduler(ctx["scheduler"])
     if "reconciler" in ctx:
         await stop_reconciler(ctx["reconciler"])
     deps = ctx.get("deps")
