@@ -185,6 +185,10 @@ class EvaluationPublic(BaseModel):
         description="Set while a running evaluation has written nothing for a while: why, in words. "
         "Cleared when items are written again; if it lasts, the evaluation fails with this reason.",
     )
+    schedule_id: str | None = Field(default=None, description="The schedule that started it, if one did.")
+    baseline_evaluation_id: str | None = Field(
+        default=None, description="What it is (or, once succeeded, was) compared with for regressions."
+    )
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None

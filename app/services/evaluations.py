@@ -137,6 +137,8 @@ def public_evaluation(*, session: Session, evaluation: Evaluation) -> Evaluation
         benchmark_version=evaluation.benchmark_version,
         error=evaluation.error,
         stalled=evaluation.stalled,
+        schedule_id=evaluation.schedule_id,
+        baseline_evaluation_id=evaluation.baseline_evaluation_id,
         created_at=evaluation.created_at,
         started_at=evaluation.started_at,
         finished_at=evaluation.finished_at,

@@ -16,7 +16,8 @@ from app.scoring.headline import headline_score
 from app.scoring.report import stored_items
 from app.services.results import report as stored_report
 from app.store import evaluations as ev_store
-from app.store.models import Evaluation, EvaluationItem
+from app.store import schedules as schedule_store
+from app.store.models import Evaluation, EvaluationItem, Regression
 
 SORTS = ("score", "pass_rate", "model", "n_items", "finished")
 FAILING = ("FAIL", "PARTIAL")
@@ -198,6 +199,7 @@ class ReportView:
     failing_total: int
     transcripts: bool
     headline: Rate = field(default_factory=lambda: Rate(None))
+    regressions: list[Regression] = field(default_factory=list)  # the owner's alerts only, never public
 
 
 def _stored(row: EvaluationItem) -> StoredItem:
@@ -364,4 +366,5 @@ def report_view(
         failing_total=total,
         transcripts=transcripts,
         headline=Rate.of(report.get("headline"), "score"),
+        regressions=schedule_store.regressions_of(session=session, evaluation_id=ev.id) if owner else [],
     )
