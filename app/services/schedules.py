@@ -25,7 +25,6 @@ from app.queue.base import JobQueue, QueueUnavailable
 from app.runner.deps import EngineDeps
 from app.schemas import AlertRule, EvaluationCreate, ScheduleCreate, SchedulePatch, SchedulePublic
 from app.services.evaluations import create_evaluation
-from app.services.regressions import metric_names
 from app.store import evaluations as ev_store
 from app.store import schedules as store
 from app.store import targets as target_store
@@ -72,6 +71,9 @@ def _check_baseline(session: Session, team_id: str, baseline: str) -> None:
 
 
 def _check_alert(library: Library, alert: AlertRule) -> None:
+    # Imported here: regressions need SciPy, and a worker (which runs the scheduler) starts sooner without it.
+    from app.services.regressions import metric_names
+
     unknown = sorted(set(alert.metrics or ()) - metric_names(library))
     if unknown:
         known = ", ".join(sorted(metric_names(library)))
