@@ -91,6 +91,9 @@ def test_a_target_that_gets_worse_is_flagged_once_and_the_webhook_is_signed(
     by_metric = {r["metric"]: r for r in listed}
     assert {"headline", "pillar:P1", "sensitivity"} <= set(by_metric)
     assert all(r["evaluation_id"] == worse["id"] and r["schedule_id"] == schedule["id"] for r in listed)
+    first_page = client.get("/v1/regressions", params={"limit": 1}).json()
+    rest = client.get("/v1/regressions", params={"cursor": first_page["next_cursor"]}).json()
+    assert [r["id"] for r in first_page["items"] + rest["items"]] == [r["id"] for r in listed]
     sensitivity = by_metric["sensitivity"]
     assert (sensitivity["baseline_value"], sensitivity["value"]) == (1.0, 0.0)
     assert sensitivity["interval"][1] < 0 and sensitivity["p_adjusted"] < 0.05

@@ -87,6 +87,14 @@ def test_create_read_patch_delete_and_other_teams_see_nothing(client: TestClient
     assert client.patch(f"/v1/schedules/{schedule['id']}", json={"cron": "nope"}).json()["field"] == "cron"
 
     other = make_team(client, "elsewhere")
+    readonly = client.post(
+        "/v1/schedules", headers=other.read_only, json={"target_id": target_id, "every_minutes": 5}
+    )
+    assert readonly.status_code == 403
+    foreign_target = client.post(
+        "/v1/schedules", headers=other.admin, json={"target_id": target_id, "every_minutes": 5}
+    )
+    assert foreign_target.status_code == 404 and foreign_target.json()["field"] == "target_id"
     for method in ("GET", "PATCH", "DELETE"):
         response = client.request(method, f"/v1/schedules/{schedule['id']}", headers=other.admin, json={})
         assert response.status_code == 404, (method, response.text)
