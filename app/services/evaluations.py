@@ -48,6 +48,12 @@ def _judge_fields(settings: Settings, secrets: SecretBox | None, body: Evaluatio
     }
 
 
+def check_repeats(settings: Settings, repeats: int) -> None:
+    """The deployment's cap on repeats (the schema's bound is the API's; this one the operator sets)."""
+    if repeats > settings.max_repeats:
+        raise Problem(422, "Invalid request", f"repeats: at most {settings.max_repeats}", field="repeats")
+
+
 def create_evaluation(
     *,
     session: Session,
@@ -73,8 +79,7 @@ def create_evaluation(
     target = target_store.get_target(session=session, team_id=team_id, target_id=body.target_id)
     if target is None:
         raise Problem(404, "Not found", f"target_id: no target {body.target_id!r}", field="target_id")
-    if body.repeats > settings.max_repeats:
-        raise Problem(422, "Invalid request", f"repeats: at most {settings.max_repeats}", field="repeats")
+    check_repeats(settings, body.repeats)
     if body.suite not in library.suites:
         raise Problem(422, "Invalid request", f"suite: unknown suite {body.suite!r}", field="suite")
     total = count_suite(library, body.suite, body.repeats)

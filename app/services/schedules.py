@@ -24,7 +24,7 @@ from app.problems import Problem
 from app.queue.base import JobQueue, QueueUnavailable
 from app.runner.deps import EngineDeps
 from app.schemas import AlertRule, EvaluationCreate, ScheduleCreate, SchedulePatch, SchedulePublic
-from app.services.evaluations import create_evaluation
+from app.services.evaluations import check_repeats, create_evaluation
 from app.store import evaluations as ev_store
 from app.store import schedules as store
 from app.store import targets as target_store
@@ -113,8 +113,7 @@ def create_schedule(
     _check_cadence(body.cron, body.every_minutes)
     if target_store.get_target(session=session, team_id=team_id, target_id=body.target_id) is None:
         raise Problem(404, "Not found", f"target_id: no target {body.target_id!r}", field="target_id")
-    if body.repeats > settings.max_repeats:
-        raise Problem(422, "Invalid request", f"repeats: at most {settings.max_repeats}", field="repeats")
+    check_repeats(settings, body.repeats)
     _check_baseline(session, team_id, body.baseline)
     _check_alert(library, body.alert)
     schedule = Schedule(
@@ -153,8 +152,8 @@ def update_schedule(
         else (None if "cron" in given else schedule.every_minutes)
     )
     _check_cadence(cron, every)
-    if body.repeats is not None and body.repeats > settings.max_repeats:
-        raise Problem(422, "Invalid request", f"repeats: at most {settings.max_repeats}", field="repeats")
+    if body.repeats is not None:
+        check_repeats(settings, body.repeats)
     if body.baseline is not None:
         _check_baseline(session, schedule.team_id, body.baseline)
     if body.alert is not None:
