@@ -139,3 +139,12 @@ def test_a_paused_schedule_starts_nothing_until_resumed(client: TestClient) -> N
     schedule = client.post("/v1/schedules", json={"target_id": target_id, "every_minutes": 1}).json()
     client.patch(f"/v1/schedules/{schedule['id']}", json={"paused": True})
     assert tick(client, at(schedule) + timedelta(minutes=5)) == []
+
+
+def test_a_tick_whose_target_is_gone_is_spent_with_the_reason_kept(client: TestClient) -> None:
+    target_id = make_target(client)
+    schedule = client.post("/v1/schedules", json={"target_id": target_id, "every_minutes": 1}).json()
+    assert client.delete(f"/v1/targets/{target_id}").status_code == 204
+    assert tick(client, at(schedule)) == []
+    after = client.get(f"/v1/schedules/{schedule['id']}").json()
+    assert "target_id" in after["last_error"] and at(after) == at(schedule) + timedelta(minutes=1)
