@@ -23,7 +23,9 @@ from app.store.models import Evaluation
 
 
 def _request_hash(body: EvaluationCreate) -> str:
-    return hashlib.sha256(body.model_dump_json().encode()).hexdigest()
+    # Without a baseline the field is left out, so a request retried across an upgrade keeps its hash.
+    unset = {"baseline_evaluation_id"} if body.baseline_evaluation_id is None else None
+    return hashlib.sha256(body.model_dump_json(exclude=unset).encode()).hexdigest()
 
 
 def _judge_fields(settings: Settings, secrets: SecretBox | None, body: EvaluationCreate) -> dict[str, Any]:

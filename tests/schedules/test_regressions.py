@@ -134,3 +134,20 @@ def test_holm_adjusts_step_down_and_stays_monotone() -> None:
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert holm([0.5]) == [0.5]
     assert holm([0.2, 0.9]) == pytest.approx([0.4, 0.9])
+
+
+def test_a_failing_comparison_still_settles_the_evaluation(
+    client: TestClient, mock_target: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(**_: Any) -> list[Any]:
+        raise RuntimeError("comparison bug")
+
+    monkeypatch.setattr("app.services.regressions.find_regressions", broken)
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
+    target_id = make_target(client)
+    first = wait_for(client, client.post("/v1/evaluations", json={"target_id": target_id}).json()["id"])
+    body = {"target_id": target_id, "baseline_evaluation_id": first["id"]}
+    second = wait_for(client, client.post("/v1/evaluations", json=body).json()["id"])
+    assert second["status"] == "succeeded"
+    report = client.get(f"/v1/evaluations/{second['id']}/report").json()
+    assert report["overall"]["pass_rate"] is not None
