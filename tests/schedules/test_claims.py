@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from app.config import Settings
 from app.runner.deps import EngineDeps, build_deps
-from app.services.schedules import next_tick, run_due
+from app.services.schedules import next_tick, run_due, schedule_forever
 from app.store.migrate import upgrade
 from app.store.models import Evaluation, Schedule, Target, Team
 from tests.conftest import fresh_postgres_database
@@ -138,3 +138,22 @@ def test_a_scheduler_killed_mid_claim_does_not_block_the_next(
     with Session(survivor.engine) as session:
         schedule = session.exec(select(Schedule).where(col(Schedule.id) == schedule_id)).one()
         assert schedule.next_run_at == following
+
+
+def test_the_scheduler_loop_starts_due_ticks_and_stops_with_the_process(db_settings: Settings) -> None:
+    settings = db_settings.model_copy(update={"scheduler_period_s": 0.05})
+    upgrade(settings)
+    deps = build_deps(settings)
+    schedule_id = seed_schedule(deps)
+    queue = RecordingQueue()
+
+    async def serve() -> None:
+        loop = asyncio.create_task(schedule_forever(deps, queue, clock=lambda: T0 + timedelta(minutes=3)))
+        while not queue.enqueued:  # waits on the loop's own work, however slow the machine
+            await asyncio.sleep(0.01)
+        deps.stopping.set()
+        await loop  # ends by itself once the process is stopping
+
+    asyncio.run(serve())
+    assert scheduled_runs(deps, schedule_id) == [T0 + timedelta(minutes=1)]  # missed ticks: one run
+    deps.engine.dispose()
