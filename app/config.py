@@ -73,6 +73,13 @@ class Settings(BaseSettings):
         description="How often one process (API or worker, chosen by a database lease) re-queues shards "
         "of running evaluations that are neither queued nor held, settles finished ones and checks for stalls.",
     )
+    scheduler_period_s: float = Field(
+        default=15.0,
+        gt=0,
+        le=300,
+        description="How often every API process and worker looks for due schedules; each due tick is "
+        "claimed in the database, so it starts once however many look.",
+    )
     stall_after_s: float = Field(
         default=300.0,
         gt=0,

@@ -16,7 +16,7 @@ from app.problems import install_problem_handlers
 from app.queue.arq_queue import ArqQueue
 from app.queue.base import JobQueue, lost_shard_grace_s
 from app.queue.inprocess import InProcessQueue
-from app.routers import compare, evaluations, keys, labels, public, targets, teams
+from app.routers import compare, evaluations, keys, labels, public, schedules, targets, teams
 from app.routers import events as events_router
 from app.routers import grade as grade_router
 from app.routers import metrics as metrics_router
@@ -28,6 +28,7 @@ from app.security.limits import Limiter, RateLimiter
 from app.security.openapi import document_problems
 from app.security.shared_rate import SharedRateLimiter
 from app.services.board import BoardCache
+from app.services.schedules import start_scheduler, stop_scheduler
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
 from app.webhooks.delivery import start_delivery, stop_delivery
@@ -74,9 +75,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.helmbench = AppState(deps=deps, queue=queue, limiter=limiter)
         webhooks_task = start_delivery(deps)
         reconciler = start_reconciler(deps, queue, grace_s=requeue_grace_s(settings))
+        scheduler = start_scheduler(deps, queue)
         try:
             yield
         finally:
+            await stop_scheduler(scheduler)
             await stop_reconciler(reconciler)
             await stop_delivery(webhooks_task)
             await queue.close()
@@ -108,6 +111,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(metrics_router.router)
     app.include_router(compare.router)
     app.include_router(labels.router)
+    app.include_router(schedules.router)
     app.include_router(pages_router)
     document_problems(app)  # after every router: it documents them all
     return app

@@ -142,6 +142,12 @@ class EvaluationCreate(BaseModel):
         description="Grade with this panel of 1-3 judges, not the default: each item gets the median of "
         "their scores. Give `judge` or `judges`, not both.",
     )
+    baseline_evaluation_id: str | None = Field(
+        default=None,
+        max_length=40,
+        description="Once this evaluation succeeds, compare it item by item with that one of the team's "
+        "evaluations and record any significant drop as a regression.",
+    )
 
     @field_validator("judges")
     @classmethod
@@ -178,6 +184,10 @@ class EvaluationPublic(BaseModel):
         default=None,
         description="Set while a running evaluation has written nothing for a while: why, in words. "
         "Cleared when items are written again; if it lasts, the evaluation fails with this reason.",
+    )
+    schedule_id: str | None = Field(default=None, description="The schedule that started it, if one did.")
+    baseline_evaluation_id: str | None = Field(
+        default=None, description="What it is (or, once succeeded, was) compared with for regressions."
     )
     created_at: datetime
     started_at: datetime | None
@@ -330,7 +340,11 @@ class LabelsAccepted(BaseModel):
 
 
 WebhookEvent = Literal[
-    "evaluation.succeeded", "evaluation.failed", "evaluation.cancelled", "evaluation.stalled"
+    "evaluation.succeeded",
+    "evaluation.failed",
+    "evaluation.cancelled",
+    "evaluation.stalled",
+    "evaluation.regressed",
 ]
 
 
@@ -368,4 +382,108 @@ class WebhookDeliveryPublic(BaseModel):
 
 class WebhookDeliveryPage(BaseModel):
     items: list[WebhookDeliveryPublic]
+    next_cursor: str | None
+
+
+class AlertRule(BaseModel):
+    """When a drop from the baseline counts as a regression (it must also be significant after Holm)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_drop: float = Field(
+        default=0.0,
+        ge=0,
+        description="Drops up to this are tolerated, in the metric's own units (rates and the headline 0-1, "
+        "mean_score in judge-score points).",
+    )
+    metrics: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="Watch only these (headline, pillar:<id>, sensitivity, over_escalation, local_resource, "
+        "mean_score); unset: all.",
+    )
+
+
+def _valid_cron(value: str | None) -> str | None:
+    from croniter import croniter
+
+    if value is not None and not croniter.is_valid(value):
+        raise ValueError("not a cron expression (five fields: minute hour day month weekday)")
+    return value
+
+
+class ScheduleCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    target_id: str = Field(min_length=1, max_length=40)
+    suite: Suite = "quick"
+    repeats: int = Field(default=1, ge=1, le=100)
+    cron: str | None = Field(
+        default=None, min_length=1, max_length=200, description="UTC; give this or every_minutes."
+    )
+    every_minutes: int | None = Field(default=None, ge=1, le=525_600)
+    baseline: str = Field(
+        default="previous",
+        min_length=1,
+        max_length=40,
+        description='"previous": the last succeeded evaluation of the same target and suite; or an evaluation id.',
+    )
+    alert: AlertRule = Field(default_factory=AlertRule)
+
+    _cron = field_validator("cron")(_valid_cron)
+
+
+class SchedulePatch(BaseModel):
+    """Only the fields given change; giving cron drops every_minutes and the other way round."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: Suite | None = None
+    repeats: int | None = Field(default=None, ge=1, le=100)
+    cron: str | None = Field(default=None, min_length=1, max_length=200)
+    every_minutes: int | None = Field(default=None, ge=1, le=525_600)
+    baseline: str | None = Field(default=None, min_length=1, max_length=40)
+    alert: AlertRule | None = None
+    paused: bool | None = None
+
+    _cron = field_validator("cron")(_valid_cron)
+
+
+class SchedulePublic(BaseModel):
+    id: str
+    target_id: str
+    suite: str
+    repeats: int
+    cron: str | None
+    every_minutes: int | None
+    baseline: str
+    alert: AlertRule
+    paused: bool
+    next_run_at: datetime
+    last_run_at: datetime | None
+    last_evaluation_id: str | None
+    last_error: str | None
+    created_at: datetime
+
+
+class RegressionPublic(BaseModel):
+    id: str
+    evaluation_id: str
+    baseline_evaluation_id: str
+    schedule_id: str | None
+    metric: str
+    test: Literal["mcnemar", "wilcoxon"]
+    baseline_value: float
+    value: float
+    difference: float = Field(description="value - baseline_value, over the item pairs both graded.")
+    interval: tuple[float, float] | None = Field(description="95% interval of the paired difference.")
+    p_value: float
+    p_adjusted: float = Field(description="Holm-Bonferroni across the metrics compared for this evaluation.")
+    n_pairs: int
+    flipped_keys: list[str] = Field(description="Item keys that were good in the baseline and bad now.")
+    created_at: datetime
+
+
+class RegressionPage(BaseModel):
+    items: list[RegressionPublic]
     next_cursor: str | None

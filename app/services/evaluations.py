@@ -23,7 +23,9 @@ from app.store.models import Evaluation
 
 
 def _request_hash(body: EvaluationCreate) -> str:
-    return hashlib.sha256(body.model_dump_json().encode()).hexdigest()
+    # Without a baseline the field is left out, so a request retried across an upgrade keeps its hash.
+    unset = {"baseline_evaluation_id"} if body.baseline_evaluation_id is None else None
+    return hashlib.sha256(body.model_dump_json(exclude=unset).encode()).hexdigest()
 
 
 def _judge_fields(settings: Settings, secrets: SecretBox | None, body: EvaluationCreate) -> dict[str, Any]:
@@ -46,6 +48,12 @@ def _judge_fields(settings: Settings, secrets: SecretBox | None, body: Evaluatio
         "judge_config": config,
         "judge_api_key_secret": box.encrypt_json(keys) if any(keys) else None,
     }
+
+
+def check_repeats(settings: Settings, repeats: int) -> None:
+    """The deployment's cap on repeats (the schema's bound is the API's; this one the operator sets)."""
+    if repeats > settings.max_repeats:
+        raise Problem(422, "Invalid request", f"repeats: at most {settings.max_repeats}", field="repeats")
 
 
 def create_evaluation(
@@ -73,13 +81,21 @@ def create_evaluation(
     target = target_store.get_target(session=session, team_id=team_id, target_id=body.target_id)
     if target is None:
         raise Problem(404, "Not found", f"target_id: no target {body.target_id!r}", field="target_id")
-    if body.repeats > settings.max_repeats:
-        raise Problem(422, "Invalid request", f"repeats: at most {settings.max_repeats}", field="repeats")
+    check_repeats(settings, body.repeats)
     if body.suite not in library.suites:
         raise Problem(422, "Invalid request", f"suite: unknown suite {body.suite!r}", field="suite")
     total = count_suite(library, body.suite, body.repeats)
     check_matrix_size(total, body.repeats, settings)
     check_active_evaluations(session=session, team_id=team_id, settings=settings)
+    if body.baseline_evaluation_id and not ev_store.get_evaluation(
+        session=session, team_id=team_id, evaluation_id=body.baseline_evaluation_id
+    ):
+        raise Problem(
+            422,
+            "Invalid request",
+            f"baseline_evaluation_id: no evaluation {body.baseline_evaluation_id!r}",
+            field="baseline_evaluation_id",
+        )
     judge = _judge_fields(settings, secrets, body)
     evaluation = Evaluation(
         team_id=team_id,
@@ -95,6 +111,7 @@ def create_evaluation(
         shards=max(1, math.ceil(total / settings.shard_size)),
         idempotency_key=idempotency_key,
         request_hash=_request_hash(body),
+        baseline_evaluation_id=body.baseline_evaluation_id,
         **judge,
     )
     session.add(evaluation)
@@ -127,6 +144,8 @@ def public_evaluation(*, session: Session, evaluation: Evaluation) -> Evaluation
         benchmark_version=evaluation.benchmark_version,
         error=evaluation.error,
         stalled=evaluation.stalled,
+        schedule_id=evaluation.schedule_id,
+        baseline_evaluation_id=evaluation.baseline_evaluation_id,
         created_at=evaluation.created_at,
         started_at=evaluation.started_at,
         finished_at=evaluation.finished_at,

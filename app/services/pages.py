@@ -16,7 +16,8 @@ from app.scoring.facets import StoredItem, build_facets
 from app.services.board import Board, BoardQuery
 from app.services.results import report as stored_report
 from app.store import evaluations as ev_store
-from app.store.models import Evaluation, EvaluationItem
+from app.store import schedules as schedule_store
+from app.store.models import Evaluation, EvaluationItem, Regression
 
 __all__ = ["Bar", "BoardRow", "BoardView", "FailingItem", "Rate", "ReportView", "board_view", "report_view"]
 
@@ -141,6 +142,7 @@ class ReportView:
     transcripts: bool
     headline: Rate = field(default_factory=lambda: Rate(None))
     ladders: list[dict[str, Any]] = field(default_factory=list)
+    regressions: list[Regression] = field(default_factory=list)  # the owner's alerts only, never public
 
 
 def _stored(row: EvaluationItem) -> StoredItem:
@@ -331,4 +333,5 @@ def report_view(
         transcripts=transcripts,
         headline=Rate.of(report.get("headline"), "score"),
         ladders=_ladder_rows(report, library),
+        regressions=schedule_store.regressions_of(session=session, evaluation_id=ev.id) if owner else [],
     )

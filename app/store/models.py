@@ -62,6 +62,7 @@ class Evaluation(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("team_id", "idempotency_key", name="uq_evaluation_idempotency"),
         Index("ix_evaluation_leaderboard", "visibility", "status", "benchmark_version"),
+        Index("uq_evaluation_schedule_tick", "schedule_id", "scheduled_for", unique=True),
     )
     id: str = Field(default_factory=lambda: new_id("ev"), primary_key=True, max_length=40)
     team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
@@ -92,6 +93,11 @@ class Evaluation(SQLModel, table=True):
     idle_since: datetime | None = None
     stalled: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     stalled_at: datetime | None = None
+    # schedules and regressions (migration 0012): the schedule and tick that started it (unique together, so a
+    # tick starts at most one evaluation), and the evaluation it was compared with once it succeeded.
+    schedule_id: str | None = Field(default=None, max_length=40)
+    scheduled_for: datetime | None = None
+    baseline_evaluation_id: str | None = Field(default=None, max_length=40)
 
 
 class EvaluationItem(SQLModel, table=True):
@@ -239,3 +245,51 @@ class BoardStamp(SQLModel, table=True):
 
     benchmark_version: str = Field(primary_key=True, max_length=40)
     changes: int = 0
+
+
+class Schedule(SQLModel, table=True):
+    """A team's recurring evaluation of one target; next_run_at is claimed with a guarded update per tick."""
+
+    id: str = Field(default_factory=lambda: new_id("sch"), primary_key=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
+    target_id: str = Field(foreign_key="target.id", max_length=40)
+    suite: str = Field(max_length=40)
+    repeats: int = 1
+    cron: str | None = Field(default=None, max_length=200)
+    every_minutes: int | None = None
+    baseline: str = Field(default="previous", max_length=40, description='"previous" or an evaluation id')
+    alert: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    paused: bool = False
+    next_run_at: datetime = Field(index=True)
+    last_run_at: datetime | None = None
+    last_evaluation_id: str | None = Field(default=None, max_length=40)
+    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
+    deleted_at: datetime | None = None
+
+
+class Regression(SQLModel, table=True):
+    """One metric of a finished evaluation that dropped significantly, and by more than allowed, from its
+    baseline; kept so the report page, GET /v1/regressions and the webhook all read the same finding."""
+
+    __table_args__ = (
+        UniqueConstraint("evaluation_id", "metric", name="uq_regression_metric"),
+        Index("ix_regression_team_created", "team_id", "created_at"),
+    )
+    id: str = Field(default_factory=lambda: new_id("reg"), primary_key=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", max_length=40)
+    evaluation_id: str = Field(foreign_key="evaluation.id", index=True, max_length=40)
+    baseline_evaluation_id: str = Field(max_length=40)
+    schedule_id: str | None = Field(default=None, max_length=40)
+    metric: str = Field(max_length=80)
+    test: str = Field(max_length=20)
+    baseline_value: float
+    value: float
+    difference: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p_value: float
+    p_adjusted: float
+    n_pairs: int
+    flipped_keys: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)

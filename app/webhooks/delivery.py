@@ -21,9 +21,10 @@ from app.net.client import make_client
 from app.net.ssrf import Allowlist
 from app.runner.deps import EngineDeps
 from app.security.secrets import SecretBox
+from app.services.regressions import regressions_body
 from app.store.models import Evaluation, Webhook, WebhookDelivery, WebhookMessage, utcnow
 from app.store.retry import db_call, describe, is_transient
-from app.webhooks.outbox import STALLED_EVENT
+from app.webhooks.outbox import REGRESSED_EVENT, STALLED_EVENT
 
 log = structlog.get_logger("helmbench.webhooks")
 
@@ -63,7 +64,7 @@ class Outgoing:
     body: str
 
 
-def payload(evaluation: Evaluation, event_type: str) -> str:
+def payload(evaluation: Evaluation, event_type: str, regressions: list[dict[str, Any]] | None = None) -> str:
     """The JSON body: the same bytes on every attempt, since a settled evaluation no longer changes.
 
     A stalled event is sent while the evaluation still runs; its `stalled` reason is the one at the attempt
@@ -85,6 +86,9 @@ def payload(evaluation: Evaluation, event_type: str) -> str:
         "pass_rate": summary.get("overall", {}).get("pass_rate"),
         "report_url": f"/v1/evaluations/{evaluation.id}/report",
     }
+    if event_type == REGRESSED_EVENT:  # each: metric, both values, the difference's interval, items flipped
+        data["baseline_evaluation_id"] = evaluation.baseline_evaluation_id
+        data["regressions"] = regressions or []
     stamp = (evaluation.stalled_at if event_type == STALLED_EVENT else None) or (
         evaluation.finished_at or evaluation.created_at
     )
@@ -131,7 +135,13 @@ def claim_due(*, engine: Engine, secrets: SecretBox, now: datetime | None = None
                     url=hook.url if hook else "",
                     secret=secrets.decrypt(hook.secret_secret) if live and hook else None,
                     attempt=message.attempts + 1,
-                    body=payload(evaluation, message.event_type),
+                    body=payload(
+                        evaluation,
+                        message.event_type,
+                        regressions_body(session, evaluation.id)
+                        if message.event_type == REGRESSED_EVENT
+                        else None,
+                    ),
                 )
             )
         session.commit()

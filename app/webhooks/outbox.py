@@ -11,7 +11,9 @@ from app.store.models import Evaluation, Webhook, WebhookMessage, new_id, utcnow
 SETTLED_EVENTS = ("evaluation.succeeded", "evaluation.failed", "evaluation.cancelled")
 # A running evaluation that has written nothing for a while (app/runner/reconcile.py); sent once per evaluation.
 STALLED_EVENT = "evaluation.stalled"
-EVENT_TYPES = (*SETTLED_EVENTS, STALLED_EVENT)
+# A succeeded evaluation that dropped from its baseline (app/services/regressions.py); queued with its success.
+REGRESSED_EVENT = "evaluation.regressed"
+EVENT_TYPES = (*SETTLED_EVENTS, STALLED_EVENT, REGRESSED_EVENT)
 
 
 def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> None:

@@ -17,6 +17,7 @@ from app.queue.base import lost_shard_grace_s
 from app.runner.deps import build_deps
 from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.runner.shard import ShardInterrupted, run_shard
+from app.services.schedules import start_scheduler, stop_scheduler
 from app.workers.lease import held
 from app.workers.worker import ShardWorker
 
@@ -37,9 +38,12 @@ async def startup(ctx: dict[str, Any]) -> None:
     ctx["reconciler"] = start_reconciler(deps, queue, grace_s=lost_shard_grace_s(settings.shard_lease_s))
     # What a start costs (imports, the library): a replacement for a killed worker takes shards only after it.
     log.info("worker started", cpu_s=round(time.process_time(), 2))
+    ctx["scheduler"] = start_scheduler(deps, queue)
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
+    if "scheduler" in ctx:
+        await stop_scheduler(ctx["scheduler"])
     if "reconciler" in ctx:
         await stop_reconciler(ctx["reconciler"])
     deps = ctx.get("deps")

@@ -46,6 +46,7 @@ def test_create_returns_the_secret_once_and_lists_without_it(api: TestClient) ->
     assert sorted(body["events"]) == [
         "evaluation.cancelled",
         "evaluation.failed",
+        "evaluation.regressed",
         "evaluation.stalled",
         "evaluation.succeeded",
     ]

@@ -72,3 +72,21 @@ def test_postgres_migrations_match_models(postgres_url: str, tmp_path: Path) -> 
     assert settings.sqlalchemy_url.startswith("postgresql+psycopg://")
     upgrade(settings)
     assert _diff(settings.sqlalchemy_url) == []
+
+
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_0012_schedules_and_regressions_go_back_and_forth(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Down to 0008 drops the schedule tables and the evaluation's tick columns; up again rebuilds them."""
+    url = request.getfixturevalue("postgres_url") if kind == "postgres" else None
+    settings = Settings(var_dir=tmp_path, database_url=url)
+    upgrade(settings)
+    engine = create_engine(settings.sqlalchemy_url)
+    command.downgrade(alembic_config(settings), "0008")
+    assert not {"schedule", "regression"} & set(inspect(engine).get_table_names())
+    columns = {c["name"] for c in inspect(engine).get_columns("evaluation")}
+    assert not {"schedule_id", "scheduled_for", "baseline_evaluation_id"} & columns and "stalled" in columns
+    engine.dispose()
+    upgrade(settings)
+    assert _diff(settings.sqlalchemy_url) == []

@@ -1,0 +1,98 @@
+"""/v1/schedules: recurring evaluations of a target; /v1/regressions: the drops they (or any run) showed."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from app.deps import CurrentKey, LibraryDep, SessionDep, SettingsDep
+from app.problems import Problem
+from app.schemas import RegressionPage, ScheduleCreate, SchedulePatch, SchedulePublic
+from app.services import schedules as service
+from app.services.regressions import public_regression
+from app.store import evaluations as ev_store
+from app.store import schedules as store
+from app.store.models import Schedule, utcnow
+
+router = APIRouter(tags=["schedules"])
+
+
+def _get(session: SessionDep, team_id: str, schedule_id: str) -> Schedule:
+    schedule = store.get_schedule(session=session, team_id=team_id, schedule_id=schedule_id)
+    if schedule is None:
+        raise Problem(404, "Not found", f"no schedule {schedule_id!r}", field="schedule_id")
+    return schedule
+
+
+@router.post("/v1/schedules", status_code=201, response_model=SchedulePublic)
+def create_schedule(
+    body: ScheduleCreate,
+    key: CurrentKey,
+    session: SessionDep,
+    settings: SettingsDep,
+    library: LibraryDep,
+    response: Response,
+) -> SchedulePublic:
+    schedule = service.create_schedule(
+        session=session, settings=settings, library=library, team_id=key.team_id, body=body, now=utcnow()
+    )
+    session.commit()
+    response.headers["Location"] = f"/v1/schedules/{schedule.id}"
+    return service.public_schedule(schedule)
+
+
+@router.get("/v1/schedules", response_model=list[SchedulePublic])
+def list_schedules(key: CurrentKey, session: SessionDep) -> list[SchedulePublic]:
+    return [service.public_schedule(s) for s in store.list_schedules(session=session, team_id=key.team_id)]
+
+
+@router.get("/v1/schedules/{schedule_id}", response_model=SchedulePublic)
+def get_schedule(schedule_id: str, key: CurrentKey, session: SessionDep) -> SchedulePublic:
+    return service.public_schedule(_get(session, key.team_id, schedule_id))
+
+
+@router.patch("/v1/schedules/{schedule_id}", response_model=SchedulePublic)
+def update_schedule(
+    schedule_id: str,
+    body: SchedulePatch,
+    key: CurrentKey,
+    session: SessionDep,
+    settings: SettingsDep,
+    library: LibraryDep,
+) -> SchedulePublic:
+    schedule = service.update_schedule(
+        session=session,
+        settings=settings,
+        library=library,
+        schedule=_get(session, key.team_id, schedule_id),
+        body=body,
+        now=utcnow(),
+    )
+    session.commit()
+    return service.public_schedule(schedule)
+
+
+@router.delete("/v1/schedules/{schedule_id}", status_code=204)
+def delete_schedule(schedule_id: str, key: CurrentKey, session: SessionDep) -> Response:
+    service.delete_schedule(session=session, schedule=_get(session, key.team_id, schedule_id), now=utcnow())
+    session.commit()
+    return Response(status_code=204)
+
+
+@router.get("/v1/regressions", response_model=RegressionPage)
+def list_regressions(
+    key: CurrentKey,
+    session: SessionDep,
+    cursor: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> RegressionPage:
+    """Newest first, one row per regressed metric of an evaluation."""
+    try:
+        rows = store.list_regressions(session=session, team_id=key.team_id, limit=limit + 1, cursor=cursor)
+    except ValueError as exc:
+        raise Problem(422, "Invalid request", "cursor: not a cursor this API issued", field="cursor") from exc
+    more = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = ev_store.encode_cursor(rows[-1].created_at, rows[-1].id) if more else None
+    return RegressionPage(items=[public_regression(r) for r in rows], next_cursor=next_cursor)
