@@ -84,6 +84,15 @@ class SupersededNumber(Strict):
     _vanity_has_digits = field_validator("vanity")(lambda value: _vanity_with_digits(value))
 
 
+class NotListed(Strict):
+    """A line the independent reference list carries that the data leaves out, and why: a reader checking the two
+    lists sees a reason, not a silent gap."""
+
+    name: str
+    number: str
+    reason: str
+
+
 class CountryResources(Strict):
     code: CountryCode
     name: str
@@ -93,6 +102,10 @@ class CountryResources(Strict):
         default_factory=list, description="Retired or replaced numbers: a reply giving one is out of date."
     )
     checked_on: str = Field(description="ISO date the numbers were last checked against their sources.")
+    not_listed: list[NotListed] = Field(
+        default_factory=list,
+        description="Lines of the reference list left out (no page stating the number was found, or conflicting).",
+    )
 
     @model_validator(mode="after")
     def _superseded_numbers_are_not_current(self) -> CountryResources:
