@@ -24,7 +24,7 @@ from rich.table import Table
 
 from app.config import Settings
 
-TERMINAL = ("succeeded", "failed", "cancelled")
+TERMINAL = ("succeeded", "failed", "cancelled", "stopped_by_budget")
 SECTIONS = ("by_pillar", "by_condition", "by_country", "by_crisis_category")
 
 UrlOpt = Annotated[
