@@ -68,7 +68,7 @@ def wait_for(client: TestClient, evaluation_id: str, timeout: float = 20) -> dic
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         body = client.get(f"/v1/evaluations/{evaluation_id}").json()
-        if body["status"] in ("succeeded", "failed", "cancelled"):
+        if body["status"] in ("succeeded", "failed", "cancelled", "stopped_by_budget"):
             return body
         time.sleep(0.05)
     raise AssertionError(f"evaluation still {body['status']} after {timeout}s")
