@@ -111,3 +111,13 @@ def test_an_evaluation_keeps_its_version_when_the_target_changes_mid_run(
     # every call of the old run (its second shard began after the change) went to version 1's model
     assert len(models["careful-1"]) == old_done["progress"]["total"]
     assert len(models["careful-2"]) == new_done["progress"]["total"]
+
+
+def test_a_read_only_key_reads_versions_but_cannot_change_the_target(client: TestClient) -> None:
+    target_id = make_target(client)
+    reader = client.post("/v1/keys", json={"name": "dash", "role": "read-only"}).json()["key"]
+    headers = {"Authorization": f"Bearer {reader}"}
+    assert client.patch(f"/v1/targets/{target_id}", headers=headers, json={"model": "x"}).status_code == 403
+    assert [
+        v["version"] for v in client.get(f"/v1/targets/{target_id}/versions", headers=headers).json()
+    ] == [1]
