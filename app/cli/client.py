@@ -129,6 +129,13 @@ def submit(
     api_key: Annotated[str | None, typer.Option(help="Target API key (stored encrypted).")] = None,
     suite: Annotated[str | None, typer.Option(help="quick or full (default: quick).")] = None,
     repeats: Annotated[int | None, typer.Option(help="Repeats per item (default: 1).")] = None,
+    max_calls: Annotated[
+        int | None,
+        typer.Option(help="Stop the run (stopped_by_budget) before it passes this many target calls."),
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Stop the run before it passes this many estimated target tokens.")
+    ] = None,
     public: Annotated[bool, typer.Option("--public", help="Publish the result on the leaderboard.")] = False,
     idempotency_key: Annotated[
         str | None, typer.Option(help="Send again safely: same key, same evaluation.")
@@ -151,7 +158,8 @@ def submit(
                 raise CliError(f"--{missing[0].replace('_', '-')} is required without --target-id")
             target_id = find_or_create_target(api, spec)
         body = {"target_id": target_id, **options}
-        body.update({k: v for k, v in {"suite": suite, "repeats": repeats}.items() if v is not None})
+        chosen = {"suite": suite, "repeats": repeats, "max_calls": max_calls, "max_tokens": max_tokens}
+        body.update({k: v for k, v in chosen.items() if v is not None})
         if public:
             body["visibility"] = "public"
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
