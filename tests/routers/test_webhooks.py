@@ -47,6 +47,7 @@ def test_create_returns_the_secret_once_and_lists_without_it(api: TestClient) ->
         "evaluation.cancelled",
         "evaluation.failed",
         "evaluation.stalled",
+        "evaluation.stopped_by_budget",
         "evaluation.succeeded",
     ]
     listed = api.get("/v1/webhooks").json()
