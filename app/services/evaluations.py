@@ -67,21 +67,18 @@ def _plan(settings: Settings, library: Library, body: EvaluationCreate) -> Plan:
         return Plan(
             **{name: value * body.repeats for name, value in plan.as_dict().items()}  # every field is a sum
         )
+    ordered = suite_in_run_order(library, body.suite, body.repeats)
     plan = plan_run(
-        library,
-        suite_in_run_order(library, body.suite, body.repeats),
-        judge_calls_per_item=per_item,
-        max_calls=body.max_calls,
-        max_tokens=body.max_tokens,
+        library, ordered, judge_calls_per_item=per_item, max_calls=body.max_calls, max_tokens=body.max_tokens
     )
     if plan.items_within_budget == 0:
-        field = "max_calls" if body.max_calls is not None else "max_tokens"
-        first = plan_run(library, suite_in_run_order(library, body.suite, body.repeats)[:1])
+        first = plan_run(library, ordered[:1])
+        tokens = first.prompt_tokens_est + first.completion_tokens_est
+        field = "max_calls" if body.max_calls is not None and first.calls > body.max_calls else "max_tokens"
         raise Problem(
             422,
             "Invalid request",
-            f"{field}: too small for even the first item "
-            f"({first.calls} calls, about {first.prompt_tokens_est + first.completion_tokens_est} tokens)",
+            f"{field}: too small for even the first item ({first.calls} calls, about {tokens} tokens)",
             field=field,
         )
     return plan

@@ -117,6 +117,7 @@ def test_caps_that_cover_the_run_let_it_succeed(client: TestClient, mock_target:
         ({"max_calls": "lots"}, "max_calls"),
         ({"max_tokens": -5}, "max_tokens"),
         ({"max_tokens": 1}, "max_tokens"),  # valid, but smaller than the first item
+        ({"max_calls": 50, "max_tokens": 1}, "max_tokens"),  # the cap that the first item passes is named
     ],
 )
 def test_bad_caps_name_the_field(client: TestClient, caps: dict[str, object], field: str) -> None:
