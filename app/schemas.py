@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 TargetKind = Literal["openai_chat", "anthropic_messages", "http_json"]
 Suite = Literal["quick", "full"]
 Visibility = Literal["private", "public"]
-Status = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+Status = Literal["queued", "running", "succeeded", "failed", "cancelled", "stopped_by_budget"]
 
 
 class TargetCreate(BaseModel):
@@ -84,6 +84,49 @@ class TargetCreate(BaseModel):
         return value
 
 
+class TargetUpdate(BaseModel):
+    """A partial change of a target: the fields given replace the current ones (null clears an optional one),
+    then the whole is checked exactly as a new target would be. Becomes the target's next version."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = None
+    kind: TargetKind | None = None
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = Field(default=None, description="Write-only; null removes the key.")
+    headers: dict[str, str] | None = Field(default=None, description="Write-only; replaces every header.")
+    params: dict[str, Any] | None = None
+    max_concurrency: int | None = None
+    max_tokens: int | None = None
+    timeout_s: float | None = None
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+    request_template: dict[str, Any] | None = None
+    reply_pointer: str | None = None
+
+
+class TargetVersionPublic(BaseModel):
+    """One recorded configuration of a target; secrets show only as whether they are set."""
+
+    version: int
+    created_at: datetime
+    name: str
+    kind: str
+    base_url: str
+    model: str
+    params: dict[str, Any]
+    max_concurrency: int
+    max_tokens: int | None = None
+    timeout_s: float | None = None
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+    request_template: dict[str, Any] | None = None
+    reply_pointer: str | None = None
+    has_api_key: bool
+    header_names: list[str]
+
+
 class TargetPublic(BaseModel):
     id: str
     name: str
@@ -101,6 +144,7 @@ class TargetPublic(BaseModel):
     has_api_key: bool
     header_names: list[str]
     created_at: datetime
+    version: int = Field(default=1, description="The current version; each change of the target adds one.")
 
 
 class JudgeCreate(BaseModel):
@@ -148,6 +192,18 @@ class EvaluationCreate(BaseModel):
         description="Once this evaluation succeeds, compare it item by item with that one of the team's "
         "evaluations and record any significant drop as a regression.",
     )
+    max_calls: int | None = Field(
+        default=None,
+        ge=1,
+        description="Cap on calls to the target: the run stops (status stopped_by_budget) before the first "
+        "item, in run order, whose planned calls would pass it; the report covers what ran.",
+    )
+    max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Cap on the target's estimated tokens (prompt + completion, as `plan` estimates them), "
+        "applied like max_calls.",
+    )
 
     @field_validator("judges")
     @classmethod
@@ -161,6 +217,17 @@ class EvaluationCreate(BaseModel):
         return self.judges or ([self.judge] if self.judge else [])
 
 
+class RunPlan(BaseModel):
+    """What the run costs, known before it starts (estimates: 4 characters a token, a fixed reply length)."""
+
+    items: int = Field(description="Items in the suite's matrix (with repeats).")
+    calls: int = Field(description="Target calls for the whole matrix: one per user turn of each item.")
+    prompt_tokens_est: int
+    completion_tokens_est: int
+    judge_calls: int = Field(description="Judge calls, counted apart from the target's (0 without a judge).")
+    items_within_budget: int = Field(description="Items the caps let run (all of them without caps).")
+
+
 class Progress(BaseModel):
     total: int
     done: int
@@ -171,6 +238,9 @@ class EvaluationPublic(BaseModel):
     id: str
     status: Status
     target_id: str
+    target_version: int = Field(
+        default=1, description="The version of the target this evaluation runs against."
+    )
     target_name: str
     model: str
     suite: str
@@ -178,6 +248,9 @@ class EvaluationPublic(BaseModel):
     visibility: str
     share_transcripts: bool = False
     progress: Progress
+    plan: RunPlan | None = None
+    max_calls: int | None = None
+    max_tokens: int | None = None
     benchmark_version: str
     error: str | None
     stalled: str | None = Field(
@@ -197,6 +270,7 @@ class EvaluationPublic(BaseModel):
 class EvaluationAccepted(BaseModel):
     id: str
     status: Status
+    plan: RunPlan | None = None
 
 
 class EvaluationPage(BaseModel):
@@ -343,6 +417,7 @@ WebhookEvent = Literal[
     "evaluation.succeeded",
     "evaluation.failed",
     "evaluation.cancelled",
+    "evaluation.stopped_by_budget",
     "evaluation.stalled",
     "evaluation.regressed",
 ]

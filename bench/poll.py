@@ -29,9 +29,9 @@ from pathlib import Path
 import aiohttp
 import httpx
 
+from app.store.evaluations import TERMINAL
 from bench.ports import free_port, wait_http
 
-TERMINAL = ("succeeded", "failed", "cancelled")
 HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.benchmark.coherence import fitting_perturbations
 from app.benchmark.loader import Library
@@ -158,6 +159,32 @@ def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[Ite
                 key = item_key(library.version, scenario_id, pert, cond, ctx, repeat)
                 yield ItemSpec(index, key, scenario_id, cond, ctx, pert, repeat)
                 index += 1
+
+
+def run_order(specs: list[ItemSpec], seed: str) -> list[ItemSpec]:
+    """The order a run takes: round-robin over the scenarios (in a seeded shuffle), each scenario's items in a
+    seeded shuffle; `index` is renumbered to the run position (shards are slices of it).
+
+    Why: a run stopped early (by a budget, a cancel) has then seen every scenario about equally, so its partial
+    report stands for the whole matrix rather than for the first pillar alone. Seeded, so every process that
+    slices shards from it gets the same order."""
+    rng = random.Random(hashlib.sha256(seed.encode()).digest())
+    by_scenario: dict[str, list[ItemSpec]] = {}
+    for spec in specs:
+        by_scenario.setdefault(spec.scenario_id, []).append(spec)
+    queues = list(by_scenario.values())
+    rng.shuffle(queues)
+    for queue in queues:
+        rng.shuffle(queue)
+    ordered: list[ItemSpec] = []
+    for position in range(max((len(q) for q in queues), default=0)):
+        ordered += [q[position] for q in queues if position < len(q)]
+    return [replace(spec, index=i) for i, spec in enumerate(ordered)]
+
+
+def suite_in_run_order(library: Library, suite: str, repeats: int = 1) -> list[ItemSpec]:
+    """The suite's items as a run takes them (see run_order), seeded by the library version, suite and repeats."""
+    return run_order(list(expand_suite(library, suite, repeats)), f"{library.version}|{suite}|{repeats}")
 
 
 def count_suite(library: Library, suite: str, repeats: int = 1) -> int:

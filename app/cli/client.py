@@ -26,7 +26,7 @@ from rich.table import Table
 
 from app.config import Settings
 
-TERMINAL = ("succeeded", "failed", "cancelled")
+TERMINAL = ("succeeded", "failed", "cancelled", "stopped_by_budget")
 SECTIONS = ("by_pillar", "by_condition", "by_country", "by_crisis_category")
 
 UrlOpt = Annotated[
@@ -132,6 +132,13 @@ def submit(
     api_key: Annotated[str | None, typer.Option(help="Target API key (stored encrypted).")] = None,
     suite: Annotated[str | None, typer.Option(help="quick or full (default: quick).")] = None,
     repeats: Annotated[int | None, typer.Option(help="Repeats per item (default: 1).")] = None,
+    max_calls: Annotated[
+        int | None,
+        typer.Option(help="Stop the run (stopped_by_budget) before it passes this many target calls."),
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Stop the run before it passes this many estimated target tokens.")
+    ] = None,
     public: Annotated[bool, typer.Option("--public", help="Publish the result on the leaderboard.")] = False,
     idempotency_key: Annotated[
         str | None, typer.Option(help="Send again safely: same key, same evaluation.")
@@ -141,7 +148,8 @@ def submit(
     with one_line_errors():
         api = Api(url, key)
         target = TargetChoice(target_id, target_file, name, base_url, model, api_key)
-        typer.echo(start_evaluation(api, target, suite, repeats, public, idempotency_key))
+        caps = Caps(max_calls, max_tokens)
+        typer.echo(start_evaluation(api, target, suite, repeats, public, idempotency_key, caps))
 
 
 @dataclass(frozen=True)
@@ -156,6 +164,14 @@ class TargetChoice:
     api_key: str | None = None
 
 
+@dataclass(frozen=True)
+class Caps:
+    """Budget caps on an evaluation (the run stops, stopped_by_budget, before the first item that would pass one)."""
+
+    max_calls: int | None = None
+    max_tokens: int | None = None
+
+
 def start_evaluation(
     api: Api,
     target: TargetChoice,
@@ -163,6 +179,7 @@ def start_evaluation(
     repeats: int | None = None,
     public: bool = False,
     idempotency_key: str | None = None,
+    caps: Caps = Caps(),
 ) -> str:
     """POST /v1/evaluations for the chosen target (registered first if new); returns the evaluation id."""
     spec, options = read_target_file(target.target_file) if target.target_file else ({}, {})
@@ -180,7 +197,8 @@ def start_evaluation(
             raise CliError(f"--{missing[0].replace('_', '-')} is required without --target-id")
         target_id = find_or_create_target(api, spec)
     body = {"target_id": target_id, **options}
-    body.update({k: v for k, v in {"suite": suite, "repeats": repeats}.items() if v is not None})
+    chosen = {"suite": suite, "repeats": repeats, "max_calls": caps.max_calls, "max_tokens": caps.max_tokens}
+    body.update({k: v for k, v in chosen.items() if v is not None})
     if public:
         body["visibility"] = "public"
     headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}

@@ -12,7 +12,14 @@ from app.deps import CurrentKey, LibraryDep, QueueDep, SecretsDep, SessionDep, S
 from app.http_cache import PRIVATE_CACHE, BodyCacheDep, conditional_json, json_bytes
 from app.problems import Problem
 from app.queue.base import QueueUnavailable
-from app.schemas import EvaluationAccepted, EvaluationCreate, EvaluationPage, EvaluationPublic, ResultsPage
+from app.schemas import (
+    EvaluationAccepted,
+    EvaluationCreate,
+    EvaluationPage,
+    EvaluationPublic,
+    ResultsPage,
+    RunPlan,
+)
 from app.services import results as results_service
 from app.services.evaluations import create_evaluation, public_evaluation
 from app.services.events import status_body, status_key
@@ -62,7 +69,11 @@ async def start_evaluation(
                 error=str(exc),
             )
     response.headers["Location"] = f"/v1/evaluations/{evaluation.id}"
-    return EvaluationAccepted(id=evaluation.id, status=evaluation.status)  # type: ignore[arg-type]
+    return EvaluationAccepted(
+        id=evaluation.id,
+        status=evaluation.status,  # type: ignore[arg-type]
+        plan=RunPlan(**evaluation.plan) if evaluation.plan else None,
+    )
 
 
 @router.get("", response_model=EvaluationPage)

@@ -6,8 +6,8 @@ from fastapi import APIRouter, Response
 
 from app.deps import CurrentKey, SecretsDep, SessionDep, SettingsDep
 from app.problems import Problem
-from app.schemas import TargetCreate, TargetPublic
-from app.services.targets import public_target, register_target
+from app.schemas import TargetCreate, TargetPublic, TargetUpdate, TargetVersionPublic
+from app.services.targets import change_target, public_target, public_version, register_target
 from app.store import targets as target_store
 
 router = APIRouter(prefix="/v1/targets", tags=["targets"])
@@ -47,6 +47,37 @@ def _get(session: SessionDep, team_id: str, target_id: str):  # type: ignore[no-
 @router.get("/{target_id}", response_model=TargetPublic)
 def get_target(target_id: str, key: CurrentKey, session: SessionDep, secrets: SecretsDep) -> TargetPublic:
     return public_target(_get(session, key.team_id, target_id), secrets)
+
+
+@router.patch("/{target_id}", response_model=TargetPublic)
+def update_target(
+    target_id: str,
+    body: TargetUpdate,
+    key: CurrentKey,
+    session: SessionDep,
+    settings: SettingsDep,
+    secrets: SecretsDep,
+) -> TargetPublic:
+    """Changes the target as its next version; evaluations already created keep the version they ran with."""
+    target = change_target(
+        session=session,
+        settings=settings,
+        secrets=secrets,
+        target=_get(session, key.team_id, target_id),
+        body=body,
+    )
+    session.commit()
+    return public_target(target, secrets)
+
+
+@router.get("/{target_id}/versions", response_model=list[TargetVersionPublic])
+def list_target_versions(
+    target_id: str, key: CurrentKey, session: SessionDep, secrets: SecretsDep
+) -> list[TargetVersionPublic]:
+    target = _get(session, key.team_id, target_id)
+    return [
+        public_version(v, secrets) for v in target_store.list_versions(session=session, target_id=target.id)
+    ]
 
 
 @router.delete("/{target_id}", status_code=204)

@@ -18,6 +18,7 @@ from app.observability import metrics
 from app.runner.deps import EngineDeps
 from app.store import evaluations as ev_store
 from app.store import items as item_store
+from app.store import targets as target_store
 from app.store.models import WHOLE, Evaluation, Target, utcnow
 from app.store.retry import db_call, describe, is_transient
 from app.targets.base import TargetAdapter, TargetConfig, TargetReply
@@ -31,11 +32,11 @@ log = structlog.get_logger("helmbench.runner")
 
 
 def shard_specs(deps: EngineDeps, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
-    """The items of one shard: a contiguous slice of the suite's fixed order."""
+    """The items of one shard: a contiguous slice of the suite's run order, ending where the evaluation's items
+    end (its total is the share of the matrix its budget allows, the whole matrix without one)."""
     size = deps.settings.shard_size
-    return deps.specs.slice(
-        deps.library, evaluation.suite, evaluation.repeats, shard * size, (shard + 1) * size
-    )
+    stop = min((shard + 1) * size, evaluation.total)
+    return deps.specs.slice(deps.library, evaluation.suite, evaluation.repeats, shard * size, stop)
 
 
 def target_config(deps: EngineDeps, target: Target) -> TargetConfig:
@@ -186,7 +187,10 @@ def _load(deps: EngineDeps, evaluation_id: str) -> tuple[Evaluation, Target] | N
         evaluation = session.get(Evaluation, evaluation_id)
         if evaluation is None:
             return None
-        target = session.get(Target, evaluation.target_id)
+        # the configuration the evaluation was created against, even if the target changed since
+        target = target_store.target_at_version(
+            session=session, target_id=evaluation.target_id, version=evaluation.target_version
+        )
         if target is None:
             return None
         if not ev_store.mark_running(session=session, evaluation_id=evaluation_id):

@@ -11,7 +11,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from app.benchmark.items import ItemSpec, expand_suite
+from app.benchmark.items import ItemSpec, suite_in_run_order
 from app.benchmark.loader import Library
 
 KEEP = 2
@@ -23,12 +23,12 @@ class SuiteSpecs:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def slice(self, library: Library, suite: str, repeats: int, start: int, stop: int) -> list[ItemSpec]:
-        """Items start..stop-1 of the suite's fixed order (called from worker threads, hence the lock)."""
+        """Items start..stop-1 of the suite's run order (called from worker threads, hence the lock)."""
         key = (library.version, suite, repeats)
         with self.lock:
             specs = self.cache.get(key)
             if specs is None:
-                specs = self.cache[key] = list(expand_suite(library, suite, repeats))
+                specs = self.cache[key] = suite_in_run_order(library, suite, repeats)
                 while len(self.cache) > KEEP:
                     self.cache.popitem(last=False)
             self.cache.move_to_end(key)

@@ -9,11 +9,12 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app.benchmark.items import count_suite
+from app.benchmark.items import count_suite, expand_suite, suite_in_run_order
 from app.benchmark.loader import Library
+from app.benchmark.plan import Plan, plan_run
 from app.config import Settings
 from app.problems import Problem
-from app.schemas import EvaluationCreate, EvaluationPublic, Progress
+from app.schemas import EvaluationCreate, EvaluationPublic, Progress, RunPlan
 from app.security.limits import check_active_evaluations, check_matrix_size
 from app.security.secrets import SecretBox, secret_box_for
 from app.services.urls import require_callable_url
@@ -56,6 +57,41 @@ def check_repeats(settings: Settings, repeats: int) -> None:
         raise Problem(422, "Invalid request", f"repeats: at most {settings.max_repeats}", field="repeats")
 
 
+def _judge_calls_per_item(settings: Settings, body: EvaluationCreate) -> int:
+    """Answers asked of the judges per graded item: the evaluation's own panel, else the default judge if set."""
+    panel = body.panel()
+    if panel:
+        return sum(judge.samples for judge in panel)
+    return settings.judge_samples if settings.judge_base_url and settings.judge_model else 0
+
+
+def _plan(settings: Settings, library: Library, body: EvaluationCreate) -> Plan:
+    """The run's cost; with caps, the items in run order that fit them (at least one, or the caps are refused).
+
+    Without caps the order does not matter, so each cell is costed once and multiplied by the repeats."""
+    per_item = _judge_calls_per_item(settings, body)
+    if body.max_calls is None and body.max_tokens is None:
+        plan = plan_run(library, expand_suite(library, body.suite), judge_calls_per_item=per_item)
+        return Plan(
+            **{name: value * body.repeats for name, value in plan.as_dict().items()}  # every field is a sum
+        )
+    ordered = suite_in_run_order(library, body.suite, body.repeats)
+    plan = plan_run(
+        library, ordered, judge_calls_per_item=per_item, max_calls=body.max_calls, max_tokens=body.max_tokens
+    )
+    if plan.items_within_budget == 0:
+        first = plan_run(library, ordered[:1])
+        tokens = first.prompt_tokens_est + first.completion_tokens_est
+        field = "max_calls" if body.max_calls is not None and first.calls > body.max_calls else "max_tokens"
+        raise Problem(
+            422,
+            "Invalid request",
+            f"{field}: too small for even the first item ({first.calls} calls, about {tokens} tokens)",
+            field=field,
+        )
+    return plan
+
+
 def create_evaluation(
     *,
     session: Session,
@@ -84,8 +120,7 @@ def create_evaluation(
     check_repeats(settings, body.repeats)
     if body.suite not in library.suites:
         raise Problem(422, "Invalid request", f"suite: unknown suite {body.suite!r}", field="suite")
-    total = count_suite(library, body.suite, body.repeats)
-    check_matrix_size(total, body.repeats, settings)
+    check_matrix_size(count_suite(library, body.suite, body.repeats), body.repeats, settings)
     check_active_evaluations(session=session, team_id=team_id, settings=settings)
     if body.baseline_evaluation_id and not ev_store.get_evaluation(
         session=session, team_id=team_id, evaluation_id=body.baseline_evaluation_id
@@ -97,9 +132,12 @@ def create_evaluation(
             field="baseline_evaluation_id",
         )
     judge = _judge_fields(settings, secrets, body)
+    plan = _plan(settings, library, body)
+    total = plan.items_within_budget
     evaluation = Evaluation(
         team_id=team_id,
         target_id=target.id,
+        target_version=target.version,
         target_name=target.name,
         model=target.model,
         suite=body.suite,
@@ -108,6 +146,9 @@ def create_evaluation(
         share_transcripts=body.share_transcripts,
         benchmark_version=library.version,
         total=total,
+        plan=plan.as_dict(),
+        max_calls=body.max_calls,
+        max_tokens=body.max_tokens,
         shards=max(1, math.ceil(total / settings.shard_size)),
         idempotency_key=idempotency_key,
         request_hash=_request_hash(body),
@@ -134,6 +175,10 @@ def public_evaluation(*, session: Session, evaluation: Evaluation) -> Evaluation
         id=evaluation.id,
         status=evaluation.status,
         target_id=evaluation.target_id,  # type: ignore[arg-type]
+        target_version=evaluation.target_version,
+        plan=RunPlan(**evaluation.plan) if evaluation.plan else None,
+        max_calls=evaluation.max_calls,
+        max_tokens=evaluation.max_tokens,
         target_name=evaluation.target_name,
         model=evaluation.model,
         suite=evaluation.suite,

@@ -17,7 +17,7 @@ from app.store.models import WHOLE, BoardFigures, BoardStamp, Evaluation, Evalua
 from app.webhooks.outbox import STALLED_EVENT, queue_settled_webhooks, queue_webhooks
 
 ACTIVE = ("queued", "running")
-TERMINAL = ("succeeded", "failed", "cancelled")
+TERMINAL = ("succeeded", "failed", "cancelled", "stopped_by_budget")
 
 
 def get_evaluation(*, session: Session, team_id: str | None, evaluation_id: str) -> Evaluation | None:
@@ -107,6 +107,12 @@ def finish_if_complete(*, session: Session, evaluation_id: str) -> str | None:
         return None
     status = "failed" if ev.total and failed == ev.total else "succeeded"
     error = "every call to the target failed; see the items' errors" if status == "failed" else None
+    if (
+        status == "succeeded"
+        and ev.plan
+        and ev.plan.get("items_within_budget", ev.total) < ev.plan.get("items", 0)
+    ):
+        status = "stopped_by_budget"  # ev.total is the budget's share of the matrix, and all of it ran
     result = session.execute(
         update(Evaluation)
         .where(col(Evaluation.id) == evaluation_id, col(Evaluation.status).in_(ACTIVE))

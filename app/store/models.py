@@ -56,6 +56,41 @@ class Target(SQLModel, table=True):
     reply_pointer: str | None = Field(default=None, max_length=500)
     created_at: datetime = Field(default_factory=utcnow)
     deleted_at: datetime | None = None
+    # versions (migration 0010): the columns above are the current version's; every version is kept below
+    version: int = 1
+
+
+# The target columns a version snapshots: what decides how a call is made (secrets still sealed).
+TARGET_CONFIG_FIELDS = (
+    "name",
+    "kind",
+    "base_url",
+    "model",
+    "api_key_secret",
+    "headers_secret",
+    "params",
+    "max_concurrency",
+    "max_tokens",
+    "timeout_s",
+    "requests_per_minute",
+    "tokens_per_minute",
+    "request_template",
+    "reply_pointer",
+)
+
+
+class TargetVersion(SQLModel, table=True):
+    """One immutable configuration of a target: an evaluation runs against the version it was created with,
+    so a later edit never changes what a past (or running) evaluation measured."""
+
+    __tablename__ = "target_version"
+    __table_args__ = (UniqueConstraint("target_id", "version", name="uq_target_version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    target_id: str = Field(foreign_key="target.id", index=True, max_length=40)
+    version: int
+    config: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class Evaluation(SQLModel, table=True):
@@ -98,6 +133,12 @@ class Evaluation(SQLModel, table=True):
     schedule_id: str | None = Field(default=None, max_length=40)
     scheduled_for: datetime | None = None
     baseline_evaluation_id: str | None = Field(default=None, max_length=40)
+    # versions and budgets (migration 0010): the target version run against; the planned calls and tokens;
+    # optional caps on them (the run stops, status stopped_by_budget, once the next item would pass a cap)
+    target_version: int = 1
+    plan: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    max_calls: int | None = None
+    max_tokens: int | None = None
 
 
 class EvaluationItem(SQLModel, table=True):

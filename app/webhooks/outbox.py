@@ -8,7 +8,12 @@ from sqlmodel import Session, col, select
 
 from app.store.models import Evaluation, Webhook, WebhookMessage, new_id, utcnow
 
-SETTLED_EVENTS = ("evaluation.succeeded", "evaluation.failed", "evaluation.cancelled")
+SETTLED_EVENTS = (
+    "evaluation.succeeded",
+    "evaluation.failed",
+    "evaluation.cancelled",
+    "evaluation.stopped_by_budget",
+)
 # A running evaluation that has written nothing for a while (app/runner/reconcile.py); sent once per evaluation.
 STALLED_EVENT = "evaluation.stalled"
 # A succeeded evaluation that dropped from its baseline (app/services/regressions.py); queued with its success.

@@ -110,3 +110,26 @@ def test_errors_are_one_clear_line(server: tuple[str, str, str]) -> None:
     assert code == 1 and err.strip() == "error: --base-url is required without --target-id"
     code, _, err = cli("report", "ev_x", "--url", url, env={"HELMBENCH_KEY": ""})
     assert code == 1 and "no API key" in err
+
+
+def test_submit_with_a_call_budget_and_watch_it_stop(server: tuple[str, str, str]) -> None:
+    url, key, target = server
+    auth = ["--url", url, "--key", key]
+    code, out, err = cli(
+        "submit",
+        *auth,
+        "--name",
+        "b",
+        "--base-url",
+        target,
+        "--model",
+        "c-1",
+        "--suite",
+        "full",
+        "--max-calls",
+        "2",
+    )
+    assert code == 0, err
+    evaluation_id = out.strip()
+    code, out, _ = cli("watch", evaluation_id, *auth)
+    assert code == 1 and f"{evaluation_id} stopped_by_budget: 2/2 items" in out

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import httpx
 
+from app.store.evaluations import TERMINAL
+
 HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
 
 
@@ -40,7 +42,7 @@ def poll_until_done(api: httpx.Client, evaluation_id: str, timeout: float = 120)
     body: dict = {}
     while time.monotonic() < deadline:
         body = api.get(f"/v1/evaluations/{evaluation_id}").json()
-        if body["status"] in ("succeeded", "failed", "cancelled"):
+        if body["status"] in TERMINAL:
             return body
         time.sleep(0.25)
     raise AssertionError(f"evaluation not finished in {timeout}s: {body}")

@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
+from app.store.evaluations import TERMINAL
 
 TARGET_URL = "http://127.0.0.1:9911/v1"
 
@@ -68,7 +69,7 @@ def wait_for(client: TestClient, evaluation_id: str, timeout: float = 20) -> dic
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         body = client.get(f"/v1/evaluations/{evaluation_id}").json()
-        if body["status"] in ("succeeded", "failed", "cancelled"):
+        if body["status"] in TERMINAL:
             return body
         time.sleep(0.05)
     raise AssertionError(f"evaluation still {body['status']} after {timeout}s")

@@ -105,3 +105,13 @@ def test_unknown_or_unauthenticated_streams_are_refused(live: tuple[httpx.Client
     assert missing.status_code == 404 and missing.json()["field"] == "evaluation_id"
     anonymous = httpx.get(f"{api.base_url}/v1/evaluations/ev_nope/events")
     assert anonymous.status_code == 401
+
+
+def test_a_run_stopped_by_its_budget_ends_the_stream(live: tuple[httpx.Client, str]) -> None:
+    api, target_url = live
+    target = api.post("/v1/targets", json={"name": "slow", "base_url": f"{target_url}/v1", "model": "slow-1"})
+    body = {"target_id": target.json()["id"], "suite": "full", "max_calls": 2}
+    evaluation_id = api.post("/v1/evaluations", json=body).json()["id"]
+    seen = events(api, evaluation_id)
+    assert seen[-1]["event"] == "end" and seen[-1]["data"]["status"] == "stopped_by_budget"
+    assert seen[-1]["data"]["done"] == seen[-1]["data"]["total"] == 2

@@ -48,6 +48,7 @@ def test_create_returns_the_secret_once_and_lists_without_it(api: TestClient) ->
         "evaluation.failed",
         "evaluation.regressed",
         "evaluation.stalled",
+        "evaluation.stopped_by_budget",
         "evaluation.succeeded",
     ]
     listed = api.get("/v1/webhooks").json()
@@ -115,3 +116,14 @@ def test_cancelling_sends_the_cancelled_event(api: TestClient) -> None:
         assert api.post(f"/v1/evaluations/{evaluation_id}/cancel").json()["status"] == "cancelled"
         headers, body = receiver.wait_for(1)[0]
     assert Verifier(hook["secret"]).verify(body, headers)["type"] == "evaluation.cancelled"
+
+
+def test_a_run_stopped_by_its_budget_sends_the_stopped_by_budget_event(api: TestClient) -> None:
+    with serving(slow_target(0)) as target_url, receiving() as receiver:
+        hook = api.post("/v1/webhooks", json={"url": receiver.url}).json()
+        target = api.post("/v1/targets", json={"name": "bot", "base_url": f"{target_url}/v1", "model": "b"})
+        body = {"target_id": target.json()["id"], "suite": "full", "max_calls": 2}
+        evaluation_id = api.post("/v1/evaluations", json=body).json()["id"]
+        headers, sent = receiver.wait_for(1)[0]
+    event = Verifier(hook["secret"]).verify(sent, headers)
+    assert event["type"] == "evaluation.stopped_by_budget" and event["data"]["evaluation_id"] == evaluation_id

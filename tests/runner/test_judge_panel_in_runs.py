@@ -87,7 +87,8 @@ def test_a_three_judge_panel_takes_the_median_and_reports_the_split(
     raws = [json.loads(j["samples"][0]["raw"][0]) for j in crisis.judge["judges"]]
     assert [(r["verdict"], r["score"]) for r in raws] == [("PASS", 5), ("PASS", 5), ("FAIL", 2)]
     assert crisis.judge["judges"][2]["verdict"] == "FAIL" and crisis.judge["judges"][2]["score"] == 2.0
-    calm = next(r for code, r in rows.items() if code != CRISIS_CODE and r.panel_scores)
+    # a reply that did not escalate (the judges' `other` answer), whichever item comes first in the run order
+    calm = next(r for r in rows.values() if r.panel_scores and "Lifeline" not in (r.reply or ""))
     assert calm.panel_scores == [3.0, 3.0, 3.0] and calm.score == 3.0
 
     judges = report["judges"]

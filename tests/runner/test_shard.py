@@ -114,14 +114,16 @@ async def test_multi_turn_sends_the_targets_own_replies_back() -> None:
     assert reply.text == "reply 3" and reply.attempts == 3 and len(messages) == 7
 
 
-def test_shards_partition_the_suite_in_order(tmp_path: Path) -> None:
-    from app.benchmark.items import expand_suite
+def test_shards_partition_the_suite_in_run_order(tmp_path: Path) -> None:
+    from app.benchmark.items import expand_suite, suite_in_run_order
     from app.runner.shard import shard_specs
 
     deps = make_deps(_settings(tmp_path, shard_size=7), synthetic_library(3, 10))
     evaluation = create_evaluation(deps, base_url="http://127.0.0.1:9/v1", concurrency=2, repeats=2)
     joined = [s for shard in range(evaluation.shards) for s in shard_specs(deps, evaluation, shard)]
-    assert joined == list(expand_suite(deps.library, "bench", 2)) and evaluation.shards == 9
+    assert joined == suite_in_run_order(deps.library, "bench", 2) and evaluation.shards == 9
+    assert [s.index for s in joined] == list(range(len(joined)))  # a shard is an index range (reconcile)
+    assert sorted(s.key for s in joined) == sorted(s.key for s in expand_suite(deps.library, "bench", 2))
 
 
 async def test_a_crash_on_one_item_is_recorded_as_our_error_and_the_shard_goes_on(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,51 @@ def test_0012_schedules_and_regressions_go_back_and_forth(
     engine.dispose()
     upgrade(settings)
     assert _diff(settings.sqlalchemy_url) == []
+
+
+def _backfill_0010(settings: Settings) -> None:
+    """Targets and evaluations from before 0010 become version 1 and ran against it; a downgrade goes back."""
+    upgrade(settings, "0008")
+    engine = create_engine(settings.sqlalchemy_url)
+    with engine.begin() as conn:
+        conn.execute(
+            text("INSERT INTO team (id, name, created_at, platform) VALUES ('t1', 'lab', :at, false)"),
+            {"at": "2026-01-01 00:00:00"},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO target (id, team_id, name, kind, base_url, model, api_key_secret, params, "
+                "max_concurrency, created_at) VALUES ('tgt_1', 't1', 'bot', 'openai_chat', 'http://h/v1', 'm-1', "
+                "'sealed-key', '{\"top_p\": 0.5}', 4, '2026-01-01 00:00:00')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO evaluation (id, team_id, target_id, target_name, model, suite, repeats, visibility, "
+                "share_transcripts, status, benchmark_version, total, shards, created_at, progress_done) VALUES "
+                "('ev_1', 't1', 'tgt_1', 'bot', 'm-1', 'quick', 1, 'private', false, 'succeeded', 'hb-1', 2, 1, "
+                "'2026-01-01 00:00:00', 2)"
+            )
+        )
+    upgrade(settings)
+    with engine.connect() as conn:
+        version = conn.execute(text("SELECT target_id, version, config FROM target_version")).one()
+        assert conn.execute(text("SELECT version FROM target")).scalar() == 1
+        assert conn.execute(text("SELECT target_version, plan FROM evaluation")).one() == (1, None)
+    config = version[2] if isinstance(version[2], dict) else json.loads(version[2])
+    assert version[:2] == ("tgt_1", 1)
+    assert config["model"] == "m-1" and config["params"] == {"top_p": 0.5}
+    assert config["api_key_secret"] == "sealed-key"  # still sealed, as on the target
+    command.downgrade(alembic_config(settings), "0008")
+    assert "target_version" not in inspect(engine).get_table_names()
+    assert "target_version" not in {c["name"] for c in inspect(engine).get_columns("evaluation")}
+    engine.dispose()
+
+
+def test_0010_backfills_version_1_on_sqlite(tmp_path: Path) -> None:
+    _backfill_0010(Settings(var_dir=tmp_path, database_url=None))
+
+
+@pytest.mark.postgres
+def test_0010_backfills_version_1_on_postgres(postgres_url: str, tmp_path: Path) -> None:
+    _backfill_0010(Settings(var_dir=tmp_path, database_url=postgres_url))
