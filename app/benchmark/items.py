@@ -162,12 +162,14 @@ def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[Ite
 
 
 def run_order(specs: list[ItemSpec], seed: str) -> list[ItemSpec]:
-    """The order a run takes: round-robin over the scenarios (in a seeded shuffle), each scenario's items in a
-    seeded shuffle; `index` is renumbered to the run position (shards are slices of it).
+    """The order a run takes: one item of every scenario first (in a seeded shuffle), then every scenario's items
+    spread over the run in proportion to its size, each scenario's items in a seeded shuffle; `index` is
+    renumbered to the run position (shards are slices of it).
 
-    Why: a run stopped early (by a budget, a cancel) has then seen every scenario about equally, so its partial
-    report stands for the whole matrix rather than for the first pillar alone. Seeded, so every process that
-    slices shards from it gets the same order."""
+    Why: a run stopped early (by a budget, a cancel) has then seen every scenario, and each in its share of the
+    whole, so its partial report stands for the whole matrix rather than for the first pillar alone (a plain
+    round-robin would over-weight small scenarios). Seeded, so every process that slices shards from it gets the
+    same order."""
     rng = random.Random(hashlib.sha256(seed.encode()).digest())
     by_scenario: dict[str, list[ItemSpec]] = {}
     for spec in specs:
@@ -176,9 +178,14 @@ def run_order(specs: list[ItemSpec], seed: str) -> list[ItemSpec]:
     rng.shuffle(queues)
     for queue in queues:
         rng.shuffle(queue)
-    ordered: list[ItemSpec] = []
-    for position in range(max((len(q) for q in queues), default=0)):
-        ordered += [q[position] for q in queues if position < len(q)]
+    first = [q[0] for q in queues if q]
+    # Systematic spread: the r-th item of a scenario of n items sits at (r + u) / n of the run, u seeded per item.
+    rest = sorted(
+        ((rank + rng.random()) / len(q), order, rank, q)
+        for order, q in enumerate(queues)
+        for rank in range(1, len(q))
+    )
+    ordered = first + [q[rank] for _, _, rank, q in rest]
     return [replace(spec, index=i) for i, spec in enumerate(ordered)]
 
 
