@@ -28,6 +28,7 @@ from app.security.limits import Limiter, RateLimiter
 from app.security.openapi import document_problems
 from app.security.shared_rate import SharedRateLimiter
 from app.services.board import BoardCache
+from app.services.regressions import check_for_regressions
 from app.services.schedules import start_scheduler, stop_scheduler
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
@@ -62,7 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.database_url is None:
             upgrade(settings)
-        deps = build_deps(settings)
+        deps = build_deps(settings, on_settled=check_for_regressions)
         _first_start(deps)
         queue: JobQueue
         limiter: Limiter

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import Engine
 
@@ -27,12 +29,19 @@ class EngineDeps:
     specs: SuiteSpecs = field(default_factory=SuiteSpecs)
     # Set when the process is asked to stop: shards take no new item and hand back what they cannot finish.
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    # What the service does in the transaction that settles an evaluation (compare it with its baseline), called
+    # with session, library and evaluation: given by the process, so the engine imports no service.
+    on_settled: Callable[..., Any] | None = None
 
 
-def build_deps(settings: Settings) -> EngineDeps:
+def build_deps(settings: Settings, on_settled: Callable[..., Any] | None = None) -> EngineDeps:
     library = load_library(settings.data_dir, known_checks=CHECKS.keys())
     return EngineDeps(
-        settings=settings, engine=make_engine(settings), library=library, secrets=secret_box_for(settings)
+        settings=settings,
+        engine=make_engine(settings),
+        library=library,
+        secrets=secret_box_for(settings),
+        on_settled=on_settled,
     )
 
 

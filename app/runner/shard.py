@@ -219,7 +219,6 @@ def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
     # killed worker takes shards sooner without it, and only the process that settles an evaluation pays it.
     from app.scoring.board import compact
     from app.scoring.report import BOARD_SLICES, compute_report
-    from app.services.regressions import check_for_regressions
 
     with Session(deps.engine) as session:
         status = ev_store.finish_if_complete(session=session, evaluation_id=evaluation_id)
@@ -243,11 +242,12 @@ def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
                 except Exception:  # a report bug must not leave a finished evaluation running forever
                     log.exception("report failed", evaluation_id=evaluation_id)
                 session.add(evaluation)
-                try:
-                    with session.begin_nested():  # a comparison bug must not undo the settle either
-                        check_for_regressions(session=session, library=deps.library, evaluation=evaluation)
-                except Exception:
-                    log.exception("regression check failed", evaluation_id=evaluation_id)
+                if deps.on_settled is not None:
+                    try:
+                        with session.begin_nested():  # a comparison bug must not undo the settle either
+                            deps.on_settled(session=session, library=deps.library, evaluation=evaluation)
+                    except Exception:
+                        log.exception("settle hook failed", evaluation_id=evaluation_id)
         session.commit()
         return status
 

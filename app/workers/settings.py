@@ -17,6 +17,7 @@ from app.queue.base import lost_shard_grace_s
 from app.runner.deps import build_deps
 from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.runner.shard import ShardInterrupted, run_shard
+from app.services.regressions import check_for_regressions
 from app.services.schedules import start_scheduler, stop_scheduler
 from app.workers.lease import held
 from app.workers.worker import ShardWorker
@@ -33,7 +34,7 @@ async def startup(ctx: dict[str, Any]) -> None:
     configure_logging(settings.log_level)
     if settings.worker_metrics_port:
         start_http_server(settings.worker_metrics_port)
-    deps = ctx["deps"] = build_deps(settings)
+    deps = ctx["deps"] = build_deps(settings, on_settled=check_for_regressions)
     queue = ArqQueue(ctx["redis"], settings.queue_name)  # the worker's own pool: arq closes it
     ctx["reconciler"] = start_reconciler(deps, queue, grace_s=lost_shard_grace_s(settings.shard_lease_s))
     # What a start costs (imports, the library): a replacement for a killed worker takes shards only after it.
