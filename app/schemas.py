@@ -106,43 +106,34 @@ class TargetUpdate(BaseModel):
     reply_pointer: str | None = None
 
 
-class TargetVersionPublic(BaseModel):
-    """One recorded configuration of a target; secrets show only as whether they are set."""
+class TargetSettingsPublic(BaseModel):
+    """A target's configuration as the API shows it; secrets show only as whether they are set."""
+
+    name: str
+    kind: str
+    base_url: str
+    model: str
+    params: dict[str, Any]
+    max_concurrency: int
+    max_tokens: int | None = None
+    timeout_s: float | None = None
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+    request_template: dict[str, Any] | None = None
+    reply_pointer: str | None = None
+    has_api_key: bool
+    header_names: list[str]
+
+
+class TargetVersionPublic(TargetSettingsPublic):
+    """One recorded configuration of a target."""
 
     version: int
     created_at: datetime
-    name: str
-    kind: str
-    base_url: str
-    model: str
-    params: dict[str, Any]
-    max_concurrency: int
-    max_tokens: int | None = None
-    timeout_s: float | None = None
-    requests_per_minute: int | None = None
-    tokens_per_minute: int | None = None
-    request_template: dict[str, Any] | None = None
-    reply_pointer: str | None = None
-    has_api_key: bool
-    header_names: list[str]
 
 
-class TargetPublic(BaseModel):
+class TargetPublic(TargetSettingsPublic):
     id: str
-    name: str
-    kind: str
-    base_url: str
-    model: str
-    params: dict[str, Any]
-    max_concurrency: int
-    max_tokens: int | None = None
-    timeout_s: float | None = None
-    requests_per_minute: int | None = None
-    tokens_per_minute: int | None = None
-    request_template: dict[str, Any] | None = None
-    reply_pointer: str | None = None
-    has_api_key: bool
-    header_names: list[str]
     created_at: datetime
     version: int = Field(default=1, description="The current version; each change of the target adds one.")
 

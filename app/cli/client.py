@@ -36,6 +36,16 @@ KeyOpt = Annotated[
     str | None, typer.Option("--key", help="API key (default: HELMBENCH_KEY).", show_default=False)
 ]
 
+# The options that choose a target and a suite, shared by every command that starts an evaluation.
+TargetIdOpt = Annotated[str | None, typer.Option(help="An existing target.")]
+TargetFileOpt = Annotated[Path | None, typer.Option(help="YAML/JSON: {target: {...}, evaluation: {...}}.")]
+TargetNameOpt = Annotated[str | None, typer.Option(help="Target name (with --base-url and --model).")]
+BaseUrlOpt = Annotated[str | None, typer.Option(help="Target base URL, e.g. https://api.example.com/v1.")]
+ModelOpt = Annotated[str | None, typer.Option(help="Target model name.")]
+TargetKeyOpt = Annotated[str | None, typer.Option(help="Target API key (stored encrypted).")]
+SuiteOpt = Annotated[str | None, typer.Option(help="quick or full (default: quick).")]
+RepeatsOpt = Annotated[int | None, typer.Option(help="Repeats per item (default: 1).")]
+
 
 class CliError(Exception):
     """One line for the user; the command exits 1."""
@@ -120,18 +130,14 @@ def find_or_create_target(api: Api, spec: dict[str, Any]) -> str:
 def submit(
     url: UrlOpt = None,
     key: KeyOpt = None,
-    target_id: Annotated[str | None, typer.Option(help="An existing target.")] = None,
-    target_file: Annotated[
-        Path | None, typer.Option(help="YAML/JSON: {target: {...}, evaluation: {...}}.")
-    ] = None,
-    name: Annotated[str | None, typer.Option(help="Target name (with --base-url and --model).")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="Target base URL, e.g. https://api.example.com/v1.")
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="Target model name.")] = None,
-    api_key: Annotated[str | None, typer.Option(help="Target API key (stored encrypted).")] = None,
-    suite: Annotated[str | None, typer.Option(help="quick or full (default: quick).")] = None,
-    repeats: Annotated[int | None, typer.Option(help="Repeats per item (default: 1).")] = None,
+    target_id: TargetIdOpt = None,
+    target_file: TargetFileOpt = None,
+    name: TargetNameOpt = None,
+    base_url: BaseUrlOpt = None,
+    model: ModelOpt = None,
+    api_key: TargetKeyOpt = None,
+    suite: SuiteOpt = None,
+    repeats: RepeatsOpt = None,
     max_calls: Annotated[
         int | None,
         typer.Option(help="Stop the run (stopped_by_budget) before it passes this many target calls."),

@@ -19,9 +19,17 @@ from rich.table import Table
 
 from app.cli.client import (
     Api,
+    BaseUrlOpt,
     CliError,
     KeyOpt,
+    ModelOpt,
+    RepeatsOpt,
+    SuiteOpt,
     TargetChoice,
+    TargetFileOpt,
+    TargetIdOpt,
+    TargetKeyOpt,
+    TargetNameOpt,
     UrlOpt,
     fetch_compare,
     follow,
@@ -196,16 +204,14 @@ def write_junit(path: Path | None, suite_name: str, rows: list[Condition], error
 def gate(
     url: UrlOpt = None,
     key: KeyOpt = None,
-    target_id: Annotated[str | None, typer.Option(help="An existing target.")] = None,
-    target_file: Annotated[
-        Path | None, typer.Option(help="YAML/JSON: {target: {...}, evaluation: {...}}.")
-    ] = None,
-    name: Annotated[str | None, typer.Option(help="Target name (with --base-url and --model).")] = None,
-    base_url: Annotated[str | None, typer.Option(help="Target base URL.")] = None,
-    model: Annotated[str | None, typer.Option(help="Target model name.")] = None,
-    api_key: Annotated[str | None, typer.Option(help="Target API key (stored encrypted).")] = None,
-    suite: Annotated[str | None, typer.Option(help="quick or full (default: quick).")] = None,
-    repeats: Annotated[int | None, typer.Option(help="Repeats per item (default: 1).")] = None,
+    target_id: TargetIdOpt = None,
+    target_file: TargetFileOpt = None,
+    name: TargetNameOpt = None,
+    base_url: BaseUrlOpt = None,
+    model: ModelOpt = None,
+    api_key: TargetKeyOpt = None,
+    suite: SuiteOpt = None,
+    repeats: RepeatsOpt = None,
     min_score: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Fail below this headline score (0–1).")
     ] = 0.8,
