@@ -14,9 +14,9 @@ from app.http_cache import BodyCache, PublicCORSMiddleware
 from app.pages.router import router as pages_router
 from app.problems import install_problem_handlers
 from app.queue.arq_queue import ArqQueue
-from app.queue.base import JobQueue
+from app.queue.base import JobQueue, QueueUnavailable
 from app.queue.inprocess import InProcessQueue
-from app.routers import compare, evaluations, keys, labels, public, targets, teams
+from app.routers import compare, evaluations, grade_batches, keys, labels, public, targets, teams
 from app.routers import events as events_router
 from app.routers import grade as grade_router
 from app.routers import metrics as metrics_router
@@ -27,6 +27,7 @@ from app.security.body import BodyLimitMiddleware
 from app.security.limits import Limiter, RateLimiter
 from app.security.openapi import document_problems
 from app.security.shared_rate import SharedRateLimiter
+from app.store import grade_batches as grade_batch_store
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
 from app.webhooks.delivery import start_delivery, stop_delivery
@@ -53,6 +54,17 @@ def requeue_grace_s(settings: Settings) -> float:
     return 0.0 if settings.embedded else settings.shard_lease_s / 2
 
 
+async def resume_grade_batches(deps: EngineDeps, queue: JobQueue) -> None:
+    """Queue again the batches a stopped process left ungraded; a job already queued or running is kept."""
+    with Session(deps.engine) as session:
+        batch_ids = grade_batch_store.active_batches(session=session)
+    for batch_id in batch_ids:
+        try:
+            await queue.enqueue_grade_batch(batch_id)
+        except QueueUnavailable:
+            return
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
@@ -71,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             queue = InProcessQueue(deps, max_jobs=settings.worker_max_jobs)
             limiter = RateLimiter()
         app.state.helmbench = AppState(deps=deps, queue=queue, limiter=limiter)
+        await resume_grade_batches(deps, queue)
         webhooks_task = start_delivery(deps)
         reconciler = start_reconciler(deps, queue, grace_s=requeue_grace_s(settings))
         try:
@@ -93,13 +106,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.body_cache = BodyCache()
     app.add_middleware(PublicCORSMiddleware, origins=settings.cors_origins)
     app.add_middleware(
-        BodyLimitMiddleware, max_bytes=settings.max_body_bytes, timeout_s=settings.body_timeout_s
+        BodyLimitMiddleware,
+        max_bytes=settings.max_body_bytes,
+        timeout_s=settings.body_timeout_s,
+        streamed=frozenset({("POST", grade_batches.UPLOAD_PATH)}),
     )
     app.include_router(targets.router)
     app.include_router(evaluations.router)
     app.include_router(public.router)
     app.include_router(keys.router)
     app.include_router(teams.router)
+    app.include_router(grade_batches.router)  # before /v1/grade's routes: a longer path, matched first
     app.include_router(grade_router.router)
     app.include_router(events_router.router)
     app.include_router(webhooks_router.router)

@@ -28,9 +28,8 @@ async def _grade_file(file: Path, settings: Settings) -> None:
     from app.benchmark.loader import LibraryError, load_library
     from app.grading.checks import CHECKS
     from app.grading.grader import Grader, judge_configs_from_settings
-    from app.grading.transcript import Transcript
     from app.problems import Problem
-    from app.services.grading import parse_request, result_of
+    from app.services.grading import parse_transcript_line, result_of
 
     try:
         library = load_library(settings.data_dir, known_checks=CHECKS.keys())
@@ -46,22 +45,12 @@ async def _grade_file(file: Path, settings: Settings) -> None:
                 if not line.strip():
                     continue
                 try:
-                    request = parse_request(json.loads(line))
-                    if not isinstance(request, Transcript):
-                        raise Problem(
-                            422,
-                            "Invalid request",
-                            "evaluation_id: a file holds free transcripts; "
-                            "grade stored items with POST /v1/grade",
-                            field="evaluation_id",
-                        )
+                    request = parse_transcript_line(line)
                     result = result_of(await grader.grade_transcript(request))
                     typer.echo(json.dumps({"line": number, **result.model_dump()}, ensure_ascii=False))
-                except (ValueError, Problem) as exc:
+                except Problem as exc:
                     failed += 1
-                    detail = exc.detail if isinstance(exc, Problem) else f"body: not JSON ({exc})"
-                    field = exc.field if isinstance(exc, Problem) else "body"
-                    typer.echo(json.dumps({"line": number, "error": detail, "field": field}))
+                    typer.echo(json.dumps({"line": number, "error": exc.detail, "field": exc.field}))
     if failed:
         typer.echo(f"{failed} line(s) could not be graded", err=True)
         raise typer.Exit(1)

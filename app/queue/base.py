@@ -16,6 +16,10 @@ def shard_job_id(evaluation_id: str, shard: int) -> str:
     return f"{evaluation_id}:shard:{shard}"
 
 
+def grade_batch_job_id(batch_id: str) -> str:
+    return f"{batch_id}:grade"
+
+
 class JobQueue(Protocol):
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:
         """Queue every shard; returns how many were newly queued."""
@@ -27,6 +31,10 @@ class JobQueue(Protocol):
 
     async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
         """Queue one shard again unless it is queued or held; True if it was queued now."""
+        ...
+
+    async def enqueue_grade_batch(self, batch_id: str) -> bool:
+        """Queue the job that grades a batch's lines; False if it is already queued or running."""
         ...
 
     async def depth(self) -> int:

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 import structlog
 
-from app.queue.base import ShardState, shard_job_id
+from app.queue.base import ShardState, grade_batch_job_id, shard_job_id
 from app.runner.deps import EngineDeps
+from app.runner.grade_batch import run_grade_batch
 from app.runner.shard import ShardInterrupted, run_shard
 
 log = structlog.get_logger("helmbench.queue")
@@ -37,6 +38,27 @@ class InProcessQueue:
             return False
         self._tasks[job_id] = asyncio.create_task(self._run(job_id, evaluation_id, shard))
         return True
+
+    async def enqueue_grade_batch(self, batch_id: str) -> bool:
+        job_id = grade_batch_job_id(batch_id)
+        if job_id in self._tasks or self._deps.stopping.is_set():
+            return False
+        self._tasks[job_id] = asyncio.create_task(self._run_grade_batch(job_id, batch_id))
+        return True
+
+    async def _run_grade_batch(self, job_id: str, batch_id: str) -> None:
+        try:
+            async with self._slots:
+                if self._deps.stopping.is_set():
+                    return
+                self._running.add(job_id)
+                outcome = await run_grade_batch(self._deps, batch_id)
+                log.info("grade batch job finished", batch_id=batch_id, outcome=outcome)
+        except Exception:  # the lines stay ungraded in the database; the next start queues the batch again
+            log.exception("grade batch job failed", batch_id=batch_id)
+        finally:
+            self._running.discard(job_id)
+            self._tasks.pop(job_id, None)
 
     async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
         states: dict[int, ShardState] = {}

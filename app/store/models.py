@@ -206,3 +206,40 @@ class ServiceLease(SQLModel, table=True):
     name: str = Field(primary_key=True, max_length=40)
     holder: str = Field(max_length=200)
     lease_until: datetime
+
+
+class GradeBatch(SQLModel, table=True):
+    """A team's upload of free transcripts (production logs) graded in the background, line by line."""
+
+    __tablename__ = "grade_batch"
+
+    id: str = Field(default_factory=lambda: new_id("gb"), primary_key=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
+    # uploading → queued (every line stored) → running → succeeded | failed
+    status: str = Field(default="uploading", max_length=20, index=True)
+    lines: int = 0
+    bad: int = 0
+    graded: int = 0
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class GradeBatchLine(SQLModel, table=True):
+    """One line of a batch: the transcript as validated, then its grade (written once), or why it was refused.
+
+    (batch_id, line) is unique, and a grade is only written where none is, so a job run twice grades a line once.
+    """
+
+    __tablename__ = "grade_batch_line"
+    __table_args__ = (UniqueConstraint("batch_id", "line", name="uq_grade_batch_line"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    batch_id: str = Field(foreign_key="grade_batch.id", max_length=40)
+    line: int
+    transcript: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    result: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    verdict: str | None = Field(default=None, max_length=20)
+    error_field: str | None = Field(default=None, max_length=200)
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))

@@ -1,0 +1,197 @@
+"""Grade batches: lines written in chunks as they are uploaded, graded once each, read back in line order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, func, insert, update
+from sqlmodel import Session, col, select
+
+from app.store.models import GradeBatch, GradeBatchLine, utcnow
+
+ACTIVE = ("queued", "running")
+
+
+@dataclass(frozen=True, slots=True)
+class LineRow:
+    """One uploaded line as the upload hands it to the store: a transcript, or why it was refused."""
+
+    line: int
+    transcript: dict[str, Any] | None = None
+    error_field: str | None = None
+    error: str | None = None
+
+
+def create_batch(*, session: Session, team_id: str) -> GradeBatch:
+    batch = GradeBatch(team_id=team_id)
+    session.add(batch)
+    session.flush()
+    return batch
+
+
+def get_batch(*, session: Session, team_id: str | None, batch_id: str) -> GradeBatch | None:
+    """The batch if it exists and (when team_id is given) belongs to that team."""
+    batch = session.get(GradeBatch, batch_id)
+    if batch is None or (team_id is not None and batch.team_id != team_id):
+        return None
+    return batch
+
+
+def add_lines(*, session: Session, batch_id: str, rows: Sequence[LineRow]) -> None:
+    """Write one chunk of uploaded lines in a single statement and count them on the batch."""
+    if not rows:
+        return
+    session.execute(
+        insert(GradeBatchLine),
+        [
+            {
+                "batch_id": batch_id,
+                "line": r.line,
+                "transcript": r.transcript,
+                "error_field": r.error_field,
+                "error": r.error,
+            }
+            for r in rows
+        ],
+    )
+    bad = sum(r.error is not None for r in rows)
+    session.execute(
+        update(GradeBatch)
+        .where(col(GradeBatch.id) == batch_id)
+        .values(lines=GradeBatch.lines + len(rows), bad=GradeBatch.bad + bad)
+    )
+
+
+def discard_batch(*, session: Session, batch_id: str) -> None:
+    """Remove a batch whose upload was refused (too many lines, the client went away)."""
+    session.execute(delete(GradeBatchLine).where(col(GradeBatchLine.batch_id) == batch_id))
+    session.execute(delete(GradeBatch).where(col(GradeBatch.id) == batch_id))
+
+
+def mark_queued(*, session: Session, batch_id: str) -> None:
+    """The upload is complete; a batch with no gradable line is done at once."""
+    session.execute(
+        update(GradeBatch)
+        .where(col(GradeBatch.id) == batch_id, col(GradeBatch.status) == "uploading")
+        .values(status="queued")
+    )
+    finish_if_complete(session=session, batch_id=batch_id)
+
+
+def mark_running(*, session: Session, batch_id: str) -> bool:
+    """queued → running; False when the batch is gone, still uploading or already finished."""
+    batch = session.get(GradeBatch, batch_id)
+    if batch is None or batch.status not in ACTIVE:
+        return False
+    session.execute(
+        update(GradeBatch)
+        .where(col(GradeBatch.id) == batch_id, col(GradeBatch.status) == "queued")
+        .values(status="running", started_at=utcnow())
+    )
+    return True
+
+
+def ungraded_lines(*, session: Session, batch_id: str, after_line: int, limit: int) -> list[GradeBatchLine]:
+    """The next valid lines without a grade, in line order after `after_line`."""
+    stmt = (
+        select(GradeBatchLine)
+        .where(
+            GradeBatchLine.batch_id == batch_id,
+            col(GradeBatchLine.line) > after_line,
+            col(GradeBatchLine.result).is_(None),
+            col(GradeBatchLine.error).is_(None),
+        )
+        .order_by(col(GradeBatchLine.line))
+        .limit(limit)
+    )
+    return list(session.exec(stmt))
+
+
+def save_grades(*, session: Session, batch_id: str, grades: Sequence[tuple[int, dict[str, Any]]]) -> int:
+    """Write each (line, result) where the line has no grade yet; returns how many were new, and counts them."""
+    written = 0
+    for line, result in grades:
+        outcome = session.execute(
+            update(GradeBatchLine)
+            .where(
+                col(GradeBatchLine.batch_id) == batch_id,
+                col(GradeBatchLine.line) == line,
+                col(GradeBatchLine.result).is_(None),
+            )
+            .values(result=result, verdict=result.get("verdict"))
+        )
+        written += outcome.rowcount  # type: ignore[attr-defined]
+    if written:
+        session.execute(
+            update(GradeBatch)
+            .where(col(GradeBatch.id) == batch_id)
+            .values(graded=GradeBatch.graded + written)
+        )
+    return written
+
+
+def finish_if_complete(*, session: Session, batch_id: str) -> str | None:
+    """When every valid line has its grade, settle the batch once."""
+    batch = session.get(GradeBatch, batch_id)
+    if batch is None or batch.status not in ACTIVE:
+        return None
+    session.refresh(batch)
+    if batch.graded + batch.bad < batch.lines:
+        return None
+    result = session.execute(
+        update(GradeBatch)
+        .where(col(GradeBatch.id) == batch_id, col(GradeBatch.status).in_(ACTIVE))
+        .values(status="succeeded", finished_at=utcnow())
+    )
+    return "succeeded" if result.rowcount else None  # type: ignore[attr-defined]
+
+
+def fail_batch(*, session: Session, batch_id: str, error: str) -> None:
+    session.execute(
+        update(GradeBatch)
+        .where(col(GradeBatch.id) == batch_id, col(GradeBatch.status).in_(ACTIVE))
+        .values(status="failed", finished_at=utcnow(), error=error)
+    )
+
+
+def graded_page(*, session: Session, batch_id: str, after_line: int, limit: int) -> list[GradeBatchLine]:
+    """Graded lines in line order after `after_line` (the results cursor)."""
+    stmt = (
+        select(GradeBatchLine)
+        .where(
+            GradeBatchLine.batch_id == batch_id,
+            col(GradeBatchLine.line) > after_line,
+            col(GradeBatchLine.result).is_not(None),
+        )
+        .order_by(col(GradeBatchLine.line))
+        .limit(limit)
+    )
+    return list(session.exec(stmt))
+
+
+def bad_page(*, session: Session, batch_id: str, after_line: int, limit: int) -> list[GradeBatchLine]:
+    """Refused lines in line order after `after_line`."""
+    stmt = (
+        select(GradeBatchLine)
+        .where(
+            GradeBatchLine.batch_id == batch_id,
+            col(GradeBatchLine.line) > after_line,
+            col(GradeBatchLine.error).is_not(None),
+        )
+        .order_by(col(GradeBatchLine.line))
+        .limit(limit)
+    )
+    return list(session.exec(stmt))
+
+
+def count_lines(*, session: Session, batch_id: str) -> int:
+    """Rows stored for the batch (a check that a re-run job added none)."""
+    stmt = select(func.count()).where(GradeBatchLine.batch_id == batch_id)
+    return int(session.exec(stmt).one())
+
+
+def active_batches(*, session: Session) -> list[str]:
+    """Ids of batches whose upload is complete and whose grading has not finished (to resume after a restart)."""
+    return list(session.exec(select(GradeBatch.id).where(col(GradeBatch.status).in_(ACTIVE))))

@@ -1,0 +1,58 @@
+"""grade batches: uploaded free transcripts graded in the background, one row per line
+
+Revision ID: 0011
+Revises: 0008
+Create Date: 2026-11-24
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+import sqlmodel
+from alembic import op
+
+revision: str = "0011"
+down_revision: str | None = "0008"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "grade_batch",
+        sa.Column("id", sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
+        sa.Column("team_id", sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
+        sa.Column("status", sqlmodel.sql.sqltypes.AutoString(length=20), nullable=False),
+        sa.Column("lines", sa.Integer(), nullable=False),
+        sa.Column("bad", sa.Integer(), nullable=False),
+        sa.Column("graded", sa.Integer(), nullable=False),
+        sa.Column("error", sa.Text(), nullable=True),
+        sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+        sa.Column("started_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
+        sa.Column("finished_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
+        sa.ForeignKeyConstraint(["team_id"], ["team.id"]),
+        sa.PrimaryKeyConstraint("id"),
+    )
+    op.create_index("ix_grade_batch_team_id", "grade_batch", ["team_id"])
+    op.create_index("ix_grade_batch_status", "grade_batch", ["status"])
+    op.create_table(
+        "grade_batch_line",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("batch_id", sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
+        sa.Column("line", sa.Integer(), nullable=False),
+        sa.Column("transcript", sa.JSON(), nullable=True),
+        sa.Column("result", sa.JSON(), nullable=True),
+        sa.Column("verdict", sqlmodel.sql.sqltypes.AutoString(length=20), nullable=True),
+        sa.Column("error_field", sqlmodel.sql.sqltypes.AutoString(length=200), nullable=True),
+        sa.Column("error", sa.Text(), nullable=True),
+        sa.ForeignKeyConstraint(["batch_id"], ["grade_batch.id"]),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("batch_id", "line", name="uq_grade_batch_line"),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("grade_batch_line")
+    op.drop_index("ix_grade_batch_status", table_name="grade_batch")
+    op.drop_index("ix_grade_batch_team_id", table_name="grade_batch")
+    op.drop_table("grade_batch")
