@@ -151,6 +151,11 @@ class Settings(BaseSettings):
         description="Most transcripts in one POST /v1/grade/batches upload (413 above); its body is streamed "
         "to the database, so max_body_bytes limits each line instead of the whole upload.",
     )
+    grade_batch_shard_lines: int = Field(
+        default=10_000,
+        ge=1,
+        description="Lines per grade batch job; a batch's jobs run on any worker at once, like shards.",
+    )
     grade_batch_chunk_lines: int = Field(
         default=500, ge=1, description="Lines a grade batch writes per transaction, on upload and grading."
     )

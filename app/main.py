@@ -57,10 +57,11 @@ def requeue_grace_s(settings: Settings) -> float:
 async def resume_grade_batches(deps: EngineDeps, queue: JobQueue) -> None:
     """Queue again the batches a stopped process left ungraded; a job already queued or running is kept."""
     with Session(deps.engine) as session:
-        batch_ids = grade_batch_store.active_batches(session=session)
-    for batch_id in batch_ids:
+        batches = grade_batch_store.active_batches(session=session)
+    for batch_id, last_line in batches:
         try:
-            await queue.enqueue_grade_batch(batch_id)
+            shards = grade_batch_store.shard_count(last_line, deps.settings.grade_batch_shard_lines)
+            await queue.enqueue_grade_batch(batch_id, shards)
         except QueueUnavailable:
             return
 

@@ -84,14 +84,16 @@ class ArqQueue:
         job = await self._pool.enqueue_job(SHARD_JOB, evaluation_id, shard, _job_id=job_id)
         return job is not None
 
-    async def enqueue_grade_batch(self, batch_id: str) -> bool:
+    async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
+        added = 0
         try:
-            job = await self._pool.enqueue_job(
-                GRADE_BATCH_JOB, batch_id, _job_id=grade_batch_job_id(batch_id)
-            )
+            for shard in range(shards):
+                job_id = grade_batch_job_id(batch_id, shard)
+                job = await self._pool.enqueue_job(GRADE_BATCH_JOB, batch_id, shard, _job_id=job_id)
+                added += job is not None
         except REDIS_ERRORS as exc:
             raise QueueUnavailable(f"Redis: {type(exc).__name__}: {exc}") from exc
-        return job is not None
+        return added
 
     async def depth(self) -> int:
         return int(await self._pool.zcard(self._queue_name))

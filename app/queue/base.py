@@ -16,8 +16,8 @@ def shard_job_id(evaluation_id: str, shard: int) -> str:
     return f"{evaluation_id}:shard:{shard}"
 
 
-def grade_batch_job_id(batch_id: str) -> str:
-    return f"{batch_id}:grade"
+def grade_batch_job_id(batch_id: str, shard: int) -> str:
+    return f"{batch_id}:grade:{shard}"
 
 
 class JobQueue(Protocol):
@@ -33,8 +33,9 @@ class JobQueue(Protocol):
         """Queue one shard again unless it is queued or held; True if it was queued now."""
         ...
 
-    async def enqueue_grade_batch(self, batch_id: str) -> bool:
-        """Queue the job that grades a batch's lines; False if it is already queued or running."""
+    async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
+        """Queue the jobs that grade a batch's line ranges; returns how many were newly queued (a job already
+        queued or running is left as it is)."""
         ...
 
     async def depth(self) -> int:

@@ -39,23 +39,26 @@ class InProcessQueue:
         self._tasks[job_id] = asyncio.create_task(self._run(job_id, evaluation_id, shard))
         return True
 
-    async def enqueue_grade_batch(self, batch_id: str) -> bool:
-        job_id = grade_batch_job_id(batch_id)
-        if job_id in self._tasks or self._deps.stopping.is_set():
-            return False
-        self._tasks[job_id] = asyncio.create_task(self._run_grade_batch(job_id, batch_id))
-        return True
+    async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
+        added = 0
+        for shard in range(shards):
+            job_id = grade_batch_job_id(batch_id, shard)
+            if job_id in self._tasks or self._deps.stopping.is_set():
+                continue
+            self._tasks[job_id] = asyncio.create_task(self._run_grade_batch(job_id, batch_id, shard))
+            added += 1
+        return added
 
-    async def _run_grade_batch(self, job_id: str, batch_id: str) -> None:
+    async def _run_grade_batch(self, job_id: str, batch_id: str, shard: int) -> None:
         try:
             async with self._slots:
                 if self._deps.stopping.is_set():
                     return
                 self._running.add(job_id)
-                outcome = await run_grade_batch(self._deps, batch_id)
-                log.info("grade batch job finished", batch_id=batch_id, outcome=outcome)
+                outcome = await run_grade_batch(self._deps, batch_id, shard)
+                log.info("grade batch job finished", batch_id=batch_id, shard=shard, outcome=outcome)
         except Exception:  # the lines stay ungraded in the database; the next start queues the batch again
-            log.exception("grade batch job failed", batch_id=batch_id)
+            log.exception("grade batch job failed", batch_id=batch_id, shard=shard)
         finally:
             self._running.discard(job_id)
             self._tasks.pop(job_id, None)

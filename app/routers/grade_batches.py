@@ -12,6 +12,7 @@ from app.deps import AppState, CurrentKey, LibraryDep, QueueDep, SessionDep, get
 from app.queue.base import QueueUnavailable
 from app.services import grade_batches as service
 from app.services.grade_batch_report import batch_report
+from app.store.grade_batches import shard_count
 
 log = structlog.get_logger("helmbench.api")
 router = APIRouter(prefix="/v1/grade/batches", tags=["grading"])
@@ -43,7 +44,8 @@ async def upload_batch(
     )
     if batch.status != "succeeded":
         try:
-            await queue.enqueue_grade_batch(batch.id)
+            shards = shard_count(batch.last_line, state.deps.settings.grade_batch_shard_lines)
+            await queue.enqueue_grade_batch(batch.id, shards)
         except QueueUnavailable as exc:  # stored is accepted: the next start of an API process queues it
             log.warning(
                 "queue unreachable; the grade batch is queued later", batch_id=batch.id, error=str(exc)

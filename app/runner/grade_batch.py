@@ -26,8 +26,12 @@ log = structlog.get_logger("helmbench.runner")
 JUDGE_CONCURRENCY = 16
 
 
-def _next_lines(*, session: Session, batch_id: str, after_line: int, limit: int) -> list[tuple[int, Any]]:
-    rows = store.ungraded_lines(session=session, batch_id=batch_id, after_line=after_line, limit=limit)
+def _next_lines(
+    *, session: Session, batch_id: str, after_line: int, up_to_line: int, limit: int
+) -> list[tuple[int, Any]]:
+    rows = store.ungraded_lines(
+        session=session, batch_id=batch_id, after_line=after_line, up_to_line=up_to_line, limit=limit
+    )
     return [(r.line, r.transcript) for r in rows]
 
 
@@ -52,28 +56,46 @@ async def _grade_chunk(grader: Grader, lines: list[tuple[int, Any]]) -> list[tup
     return list(await asyncio.gather(*(one(line, raw) for line, raw in lines)))
 
 
-async def run_grade_batch(deps: EngineDeps, batch_id: str) -> str:
-    """Grade every ungraded line in chunks, then settle the batch; returns what happened, for the log."""
+async def run_grade_batch(deps: EngineDeps, batch_id: str, shard: int) -> str:
+    """Grade the shard's ungraded lines in chunks, then settle the batch if it is done; returns what happened.
+
+    A chunk's grades are written while the next chunk is graded: grading is CPU on this loop, writing waits on
+    the database in a thread, so the two overlap.
+    """
     if not await _call(deps, store.mark_running, batch_id=batch_id):
         return "not active"
     settings = deps.settings
-    after = 0
+    after, up_to = shard * settings.grade_batch_shard_lines, (shard + 1) * settings.grade_batch_shard_lines
+    writing: asyncio.Task[int] | None = None
     async with Grader.with_judges(
         deps.library.countries,
         judge_configs_from_settings(settings),
         max_reply_bytes=settings.max_reply_bytes,
     ) as grader:
-        while not deps.stopping.is_set():
-            lines = await _call(
-                deps, _next_lines, batch_id=batch_id, after_line=after, limit=settings.grade_batch_chunk_lines
-            )
-            if not lines:
-                break
-            grades = await _grade_chunk(grader, lines)
-            await _call(deps, store.save_grades, batch_id=batch_id, grades=grades)
-            after = lines[-1][0]
+        try:
+            while not deps.stopping.is_set():
+                lines = await _call(
+                    deps,
+                    _next_lines,
+                    batch_id=batch_id,
+                    after_line=after,
+                    up_to_line=up_to,
+                    limit=settings.grade_batch_chunk_lines,
+                )
+                if not lines:
+                    break
+                grades = await _grade_chunk(grader, lines)
+                if writing is not None:
+                    await writing
+                writing = asyncio.create_task(
+                    _call(deps, store.save_grades, batch_id=batch_id, grades=grades)
+                )
+                after = lines[-1][0]
+        finally:
+            if writing is not None:
+                await writing
     if deps.stopping.is_set():
         return "handed back"
     status = await _call(deps, store.finish_if_complete, batch_id=batch_id)
-    log.info("grade batch finished", batch_id=batch_id, status=status)
-    return status or "settled elsewhere"
+    log.info("grade batch shard finished", batch_id=batch_id, shard=shard, status=status)
+    return status or "shard done"

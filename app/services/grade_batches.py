@@ -152,11 +152,12 @@ async def ingest(
     """Store the upload in chunks and leave the batch queued; over the line limit, nothing is kept (413)."""
     batch_id: str = await run_in_threadpool(_in_scope, engine, _create, team_id=team_id)
     rows: list[store.LineRow] = []
-    count = 0
+    count = last = 0
     try:
         async for number, raw in split_lines(
             chunks, max_line_bytes=settings.max_body_bytes, idle_timeout_s=settings.body_timeout_s
         ):
+            last = number
             row = line_row(number, raw, settings.max_body_bytes)
             if row is None:
                 continue
@@ -171,9 +172,13 @@ async def ingest(
                 )
             rows.append(row)
             if len(rows) >= settings.grade_batch_chunk_lines:
-                await run_in_threadpool(_in_scope, engine, store.add_lines, batch_id=batch_id, rows=rows)
+                await run_in_threadpool(
+                    _in_scope, engine, store.add_lines, batch_id=batch_id, rows=rows, last_line=last
+                )
                 rows = []
-        await run_in_threadpool(_in_scope, engine, store.add_lines, batch_id=batch_id, rows=rows)
+        await run_in_threadpool(
+            _in_scope, engine, store.add_lines, batch_id=batch_id, rows=rows, last_line=last
+        )
         await run_in_threadpool(_in_scope, engine, store.mark_queued, batch_id=batch_id)
     except BaseException:
         await asyncio.shield(run_in_threadpool(_in_scope, engine, store.discard_batch, batch_id=batch_id))

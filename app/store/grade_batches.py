@@ -39,9 +39,10 @@ def get_batch(*, session: Session, team_id: str | None, batch_id: str) -> GradeB
     return batch
 
 
-def add_lines(*, session: Session, batch_id: str, rows: Sequence[LineRow]) -> None:
+def add_lines(*, session: Session, batch_id: str, rows: Sequence[LineRow], last_line: int) -> None:
     """Write one chunk of uploaded lines in a single statement and count them on the batch."""
     if not rows:
+        session.execute(update(GradeBatch).where(col(GradeBatch.id) == batch_id).values(last_line=last_line))
         return
     session.execute(
         insert(GradeBatchLine),
@@ -60,7 +61,7 @@ def add_lines(*, session: Session, batch_id: str, rows: Sequence[LineRow]) -> No
     session.execute(
         update(GradeBatch)
         .where(col(GradeBatch.id) == batch_id)
-        .values(lines=GradeBatch.lines + len(rows), bad=GradeBatch.bad + bad)
+        .values(lines=GradeBatch.lines + len(rows), bad=GradeBatch.bad + bad, last_line=last_line)
     )
 
 
@@ -93,13 +94,16 @@ def mark_running(*, session: Session, batch_id: str) -> bool:
     return True
 
 
-def ungraded_lines(*, session: Session, batch_id: str, after_line: int, limit: int) -> list[GradeBatchLine]:
-    """The next valid lines without a grade, in line order after `after_line`."""
+def ungraded_lines(
+    *, session: Session, batch_id: str, after_line: int, up_to_line: int, limit: int
+) -> list[GradeBatchLine]:
+    """The next valid lines without a grade, in line order after `after_line`, up to `up_to_line`."""
     stmt = (
         select(GradeBatchLine)
         .where(
             GradeBatchLine.batch_id == batch_id,
             col(GradeBatchLine.line) > after_line,
+            col(GradeBatchLine.line) <= up_to_line,
             col(GradeBatchLine.result).is_(None),
             col(GradeBatchLine.error).is_(None),
         )
@@ -192,6 +196,11 @@ def count_lines(*, session: Session, batch_id: str) -> int:
     return int(session.exec(stmt).one())
 
 
-def active_batches(*, session: Session) -> list[str]:
-    """Ids of batches whose upload is complete and whose grading has not finished (to resume after a restart)."""
-    return list(session.exec(select(GradeBatch.id).where(col(GradeBatch.status).in_(ACTIVE))))
+def shard_count(last_line: int, shard_lines: int) -> int:
+    return max(1, -(-last_line // shard_lines))
+
+
+def active_batches(*, session: Session) -> list[tuple[str, int]]:
+    """(id, last line) of batches uploaded and not yet graded in full (to queue again after a restart)."""
+    stmt = select(GradeBatch.id, GradeBatch.last_line).where(col(GradeBatch.status).in_(ACTIVE))
+    return [(batch_id, last) for batch_id, last in session.exec(stmt)]

@@ -220,6 +220,7 @@ class GradeBatch(SQLModel, table=True):
     lines: int = 0
     bad: int = 0
     graded: int = 0
+    last_line: int = 0  # the upload's last line number (blank lines count): shards are ranges of line numbers
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None

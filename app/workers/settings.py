@@ -64,12 +64,12 @@ async def run_shard_job(ctx: dict[str, Any], evaluation_id: str, shard: int) -> 
             raise Retry(defer=FAILED_SHARD_DEFER_S) from exc
 
 
-async def grade_batch_job(ctx: dict[str, Any], batch_id: str) -> str:
+async def grade_batch_job(ctx: dict[str, Any], batch_id: str, shard: int) -> str:
     """The arq edge of run_grade_batch: a failed or handed-back run goes back to the queue, for any worker."""
     deps = ctx["deps"]
     async with held(ctx.get("redis"), ctx.get("job_id"), deps.settings.shard_lease_s):
         try:
-            outcome = await run_grade_batch(deps, batch_id)
+            outcome = await run_grade_batch(deps, batch_id, shard)
         except Exception as exc:
             log.error(
                 "grade batch failed; queued again",

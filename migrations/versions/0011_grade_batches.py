@@ -26,6 +26,7 @@ def upgrade() -> None:
         sa.Column("lines", sa.Integer(), nullable=False),
         sa.Column("bad", sa.Integer(), nullable=False),
         sa.Column("graded", sa.Integer(), nullable=False),
+        sa.Column("last_line", sa.Integer(), nullable=False),
         sa.Column("error", sa.Text(), nullable=True),
         sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.Column("started_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),

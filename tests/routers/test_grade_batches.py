@@ -157,14 +157,19 @@ def test_too_many_lines_is_413_and_nothing_is_kept(settings: Settings) -> None:
 
 
 def test_the_upload_is_not_bound_by_the_request_body_limit(settings: Settings) -> None:
-    """Lines each under max_body_bytes add up to far more than it: the upload is streamed, not buffered."""
-    small = settings.model_copy(update={"max_body_bytes": 2048})
+    """Lines each under max_body_bytes add up to far more than it: the upload is streamed, not buffered, and
+    graded by several jobs (shards of 7 lines)."""
+    small = settings.model_copy(
+        update={"max_body_bytes": 2048, "grade_batch_shard_lines": 7, "grade_batch_chunk_lines": 3}
+    )
     with TestClient(create_app(small)) as client:
         client.headers["Authorization"] = f"Bearer {(small.var_dir / 'admin.key').read_text().strip()}"
         body = "\n".join(json.dumps(TRANSCRIPTS[i % 4]) for i in range(40))
         assert len(body) > 4 * 2048
         batch_id = upload(client, body).json()["id"]
         assert wait_settled(client, batch_id)["graded"] == 40
+        results = all_pages(client, f"/v1/grade/batches/{batch_id}/results", limit=1000)
+        assert [r["line"] for r in results] == list(range(1, 41))
         too_long = json.dumps({**TRANSCRIPTS[0], "reply": "word " * 1000})
         batch_id = upload(client, f"{too_long}\n{json.dumps(TRANSCRIPTS[2])}").json()["id"]
         assert wait_settled(client, batch_id)["graded"] == 1

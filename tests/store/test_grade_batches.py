@@ -35,15 +35,17 @@ def test_a_job_run_again_adds_no_rows_and_regrades_nothing(tmp_path: Path, mini_
         batch_id = store.create_batch(session=session, team_id=team.id).id
         rows = [store.LineRow(n, transcript=TRANSCRIPT) for n in range(1, 6)]
         rows.append(store.LineRow(6, error_field="body", error="body: not JSON"))
-        store.add_lines(session=session, batch_id=batch_id, rows=rows)
+        store.add_lines(session=session, batch_id=batch_id, rows=rows, last_line=6)
         store.mark_queued(session=session, batch_id=batch_id)
         session.commit()
         # A first job graded line 2 and died before the rest.
         store.save_grades(session=session, batch_id=batch_id, grades=[(2, {"verdict": "EARLIER"})])
         session.commit()
 
-    assert asyncio.run(run_grade_batch(deps, batch_id)) == "succeeded"
-    assert asyncio.run(run_grade_batch(deps, batch_id)) == "not active"
+    assert asyncio.run(run_grade_batch(deps, batch_id, 1)) == "shard done"  # lines 5-8: line 5 graded
+    assert asyncio.run(run_grade_batch(deps, batch_id, 1)) == "shard done"  # run again: nothing to grade
+    assert asyncio.run(run_grade_batch(deps, batch_id, 0)) == "succeeded"  # lines 1-4, and the batch is done
+    assert asyncio.run(run_grade_batch(deps, batch_id, 0)) == "not active"
     with Session(deps.engine) as session:
         # Written again outside any job: a grade already there is kept and not counted twice.
         assert store.save_grades(session=session, batch_id=batch_id, grades=[(1, {"verdict": "AGAIN"})]) == 0
