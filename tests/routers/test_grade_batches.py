@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
 import time
+import uuid
 from typing import Any
 
+import pytest
+from arq.worker import Worker
 from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
+from app.workers.settings import worker_settings
 from tests.security.conftest import make_team
 
 JSONL = {"Content-Type": "application/x-ndjson"}
@@ -174,3 +179,40 @@ def test_the_upload_is_not_bound_by_the_request_body_limit(settings: Settings) -
         batch_id = upload(client, f"{too_long}\n{json.dumps(TRANSCRIPTS[2])}").json()["id"]
         assert wait_settled(client, batch_id)["graded"] == 1
         assert client.get(f"/v1/grade/batches/{batch_id}/errors").json()["items"][0]["line"] == 1
+
+
+async def run_worker_until_idle(settings: Settings) -> None:
+    worker = Worker(**{**worker_settings(settings), "handle_signals": False}, burst=True)
+    try:
+        await worker.async_run()
+    finally:
+        await worker.close()
+
+
+@pytest.mark.redis
+def test_with_redis_a_worker_grades_the_batch(settings: Settings, redis_url: str) -> None:
+    """Scale-out: the API only stores and queues; an arq worker (the same job function) grades every shard."""
+    scale_out = settings.model_copy(
+        update={
+            "redis_url": redis_url,
+            "queue_name": f"helmbench:test:{uuid.uuid4().hex[:8]}",
+            "grade_batch_shard_lines": 2,
+        }
+    )
+    with TestClient(create_app(scale_out)) as client:
+        client.headers["Authorization"] = f"Bearer {(scale_out.var_dir / 'admin.key').read_text().strip()}"
+        batch_id = upload(client, "\n".join(json.dumps(t) for t in TRANSCRIPTS)).json()["id"]
+        assert client.get(f"/v1/grade/batches/{batch_id}").json()["status"] == "queued"  # no worker yet
+        asyncio.run(run_worker_until_idle(scale_out))
+        assert client.get(f"/v1/grade/batches/{batch_id}").json() | {"error": None} == {
+            "id": batch_id,
+            "status": "succeeded",
+            "lines": 4,
+            "graded": 4,
+            "bad": 0,
+            "error": None,
+        }
+        results = client.get(f"/v1/grade/batches/{batch_id}/results").json()["items"]
+        assert [r["result"] for r in results] == [
+            client.post("/v1/grade", json=t).json() for t in TRANSCRIPTS
+        ]
