@@ -321,7 +321,11 @@ class LabelsAccepted(BaseModel):
 
 
 WebhookEvent = Literal[
-    "evaluation.succeeded", "evaluation.failed", "evaluation.cancelled", "evaluation.stalled"
+    "evaluation.succeeded",
+    "evaluation.failed",
+    "evaluation.cancelled",
+    "evaluation.stalled",
+    "grade_batch.completed",
 ]
 
 
@@ -347,7 +351,10 @@ class WebhookDeliveryPublic(BaseModel):
     id: int
     message_id: str = Field(description="The webhook-id header: the same on every attempt of one message.")
     event_type: WebhookEvent
-    evaluation_id: str
+    evaluation_id: str | None = Field(
+        description="The evaluation the message is about (null for a grade batch)."
+    )
+    grade_batch_id: str | None = Field(default=None, description="The grade batch it is about, if one.")
     attempt: int
     ok: bool
     status_code: int | None

@@ -10,6 +10,7 @@ from sqlalchemy import delete, func, insert, update
 from sqlmodel import Session, col, select
 
 from app.store.models import GradeBatch, GradeBatchLine, utcnow
+from app.webhooks.outbox import BATCH_COMPLETED_EVENT, queue_webhooks
 
 ACTIVE = ("queued", "running")
 
@@ -137,7 +138,8 @@ def save_grades(*, session: Session, batch_id: str, grades: Sequence[tuple[int, 
 
 
 def finish_if_complete(*, session: Session, batch_id: str) -> str | None:
-    """When every valid line has its grade, settle the batch once."""
+    """When every valid line has its grade, settle the batch once and queue its `grade_batch.completed`
+    webhooks in the same transaction."""
     batch = session.get(GradeBatch, batch_id)
     if batch is None or batch.status not in ACTIVE:
         return None
@@ -149,7 +151,12 @@ def finish_if_complete(*, session: Session, batch_id: str) -> str | None:
         .where(col(GradeBatch.id) == batch_id, col(GradeBatch.status).in_(ACTIVE))
         .values(status="succeeded", finished_at=utcnow())
     )
-    return "succeeded" if result.rowcount else None  # type: ignore[attr-defined]
+    if not result.rowcount:  # type: ignore[attr-defined]
+        return None
+    queue_webhooks(
+        session=session, grade_batch_id=batch_id, team_id=batch.team_id, event=BATCH_COMPLETED_EVENT
+    )
+    return "succeeded"
 
 
 def fail_batch(*, session: Session, batch_id: str, error: str) -> None:

@@ -162,17 +162,20 @@ class Webhook(SQLModel, table=True):
 
 
 class WebhookMessage(SQLModel, table=True):
-    """The outbox: written in the transaction that settles an evaluation, so a crash cannot lose it."""
+    """The outbox: written in the transaction that settles an evaluation or a grade batch (its subject, one of
+    the two ids), so a crash cannot lose it."""
 
     __tablename__ = "webhook_message"
     __table_args__ = (
         UniqueConstraint("webhook_id", "evaluation_id", "event_type", name="uq_webhook_message_event"),
+        UniqueConstraint("webhook_id", "grade_batch_id", "event_type", name="uq_webhook_message_batch_event"),
         Index("ix_webhook_message_due", "state", "next_attempt_at"),
     )
     id: str = Field(default_factory=lambda: new_id("msg"), primary_key=True, max_length=40)
     webhook_id: str = Field(foreign_key="webhook.id", index=True, max_length=40)
     team_id: str = Field(foreign_key="team.id", max_length=40)
-    evaluation_id: str = Field(foreign_key="evaluation.id", max_length=40)
+    evaluation_id: str | None = Field(default=None, foreign_key="evaluation.id", max_length=40)
+    grade_batch_id: str | None = Field(default=None, foreign_key="grade_batch.id", max_length=40)
     event_type: str = Field(max_length=40)
     state: str = Field(default="pending", max_length=20)
     attempts: int = 0

@@ -11,7 +11,9 @@ from app.store.models import Evaluation, Webhook, WebhookMessage, new_id, utcnow
 SETTLED_EVENTS = ("evaluation.succeeded", "evaluation.failed", "evaluation.cancelled")
 # A running evaluation that has written nothing for a while (app/runner/reconcile.py); sent once per evaluation.
 STALLED_EVENT = "evaluation.stalled"
-EVENT_TYPES = (*SETTLED_EVENTS, STALLED_EVENT)
+# A grade batch whose every line is graded or refused (app/store/grade_batches.py).
+BATCH_COMPLETED_EVENT = "grade_batch.completed"
+EVENT_TYPES = (*SETTLED_EVENTS, STALLED_EVENT, BATCH_COMPLETED_EVENT)
 
 
 def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> None:
@@ -27,8 +29,17 @@ def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> None:
     queue_webhooks(session=session, evaluation_id=evaluation_id, team_id=row[1], event=f"evaluation.{row[0]}")
 
 
-def queue_webhooks(*, session: Session, evaluation_id: str, team_id: str, event: str) -> None:
-    """Queue `event` for each of the team's webhooks subscribed to it (all events if it named none)."""
+def queue_webhooks(
+    *,
+    session: Session,
+    evaluation_id: str | None = None,
+    team_id: str,
+    event: str,
+    grade_batch_id: str | None = None,
+) -> None:
+    """Queue `event` about an evaluation or a grade batch for each of the team's webhooks subscribed to it (all
+    events if it named none)."""
+    subject = "grade_batch_id" if grade_batch_id else "evaluation_id"
     hooks = session.exec(select(Webhook).where(Webhook.team_id == team_id, col(Webhook.deleted_at).is_(None)))
     rows = [
         {
@@ -36,6 +47,7 @@ def queue_webhooks(*, session: Session, evaluation_id: str, team_id: str, event:
             "webhook_id": hook.id,
             "team_id": team_id,
             "evaluation_id": evaluation_id,
+            "grade_batch_id": grade_batch_id,
             "event_type": event,
             "state": "pending",
             "attempts": 0,
@@ -51,6 +63,6 @@ def queue_webhooks(*, session: Session, evaluation_id: str, team_id: str, event:
     queue = (
         insert(WebhookMessage)
         .values(rows)
-        .on_conflict_do_nothing(index_elements=["webhook_id", "evaluation_id", "event_type"])
+        .on_conflict_do_nothing(index_elements=["webhook_id", subject, "event_type"])
     )
     session.execute(queue)  # a message already queued for this webhook and event stays as it is

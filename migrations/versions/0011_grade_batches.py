@@ -1,4 +1,5 @@
-"""grade batches: uploaded free transcripts graded in the background, one row per line
+"""grade batches: uploaded free transcripts graded in the background, one row per line; webhook messages about
+a batch (a message's subject is an evaluation or a grade batch)
 
 Revision ID: 0011
 Revises: 0008
@@ -51,8 +52,34 @@ def upgrade() -> None:
         sa.UniqueConstraint("batch_id", "line", name="uq_grade_batch_line"),
     )
 
+    with op.batch_alter_table("webhook_message", schema=None) as batch_op:
+        batch_op.alter_column(
+            "evaluation_id", existing_type=sqlmodel.sql.sqltypes.AutoString(length=40), nullable=True
+        )
+        batch_op.add_column(
+            sa.Column("grade_batch_id", sqlmodel.sql.sqltypes.AutoString(length=40), nullable=True)
+        )
+        batch_op.create_foreign_key(
+            "fk_webhook_message_grade_batch_id", "grade_batch", ["grade_batch_id"], ["id"]
+        )
+        batch_op.create_unique_constraint(
+            "uq_webhook_message_batch_event", ["webhook_id", "grade_batch_id", "event_type"]
+        )
+
 
 def downgrade() -> None:
+    op.execute(
+        "DELETE FROM webhook_delivery WHERE message_id IN "
+        "(SELECT id FROM webhook_message WHERE grade_batch_id IS NOT NULL)"
+    )
+    op.execute("DELETE FROM webhook_message WHERE grade_batch_id IS NOT NULL")
+    with op.batch_alter_table("webhook_message", schema=None) as batch_op:
+        batch_op.drop_constraint("uq_webhook_message_batch_event", type_="unique")
+        batch_op.drop_constraint("fk_webhook_message_grade_batch_id", type_="foreignkey")
+        batch_op.drop_column("grade_batch_id")
+        batch_op.alter_column(
+            "evaluation_id", existing_type=sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False
+        )
     op.drop_table("grade_batch_line")
     op.drop_index("ix_grade_batch_status", table_name="grade_batch")
     op.drop_index("ix_grade_batch_team_id", table_name="grade_batch")
