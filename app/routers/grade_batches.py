@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import structlog
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
+from sse_starlette import EventSourceResponse
 
 from app.deps import AppState, CurrentKey, LibraryDep, QueueDep, SessionDep, get_state
 from app.queue.base import QueueUnavailable
 from app.services import grade_batches as service
+from app.services.events import parse_last_event_id
 from app.services.grade_batch_report import batch_report
 from app.store.grade_batches import shard_count
 
@@ -58,6 +60,35 @@ async def upload_batch(
 def get_batch(batch_id: str, key: CurrentKey, session: SessionDep) -> service.GradeBatchPublic:
     """Status and progress: lines uploaded, graded, and refused."""
     return service.public_batch(service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id))
+
+
+@router.get(
+    "/{batch_id}/events",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "content": {"text/event-stream": {}},
+            "description": "`progress` events, then one `end` when every line is settled.",
+        }
+    },
+)
+def batch_events(
+    batch_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    state: StateDep,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=20)] = None,
+) -> EventSourceResponse:
+    """Live progress as Server-Sent Events, resumable with Last-Event-ID."""
+    service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    session.close()  # the stream may last long: give the pooled connection back, each poll takes its own
+    events = service.progress_events(
+        engine=state.deps.engine,
+        batch_id=batch_id,
+        last_event_id=parse_last_event_id(last_event_id),
+        poll_s=state.deps.settings.events_poll_s,
+    )
+    return EventSourceResponse(events, ping=15, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/{batch_id}/results", response_model=service.BatchResultsPage)

@@ -16,6 +16,7 @@ from typing import Any
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from app.config import Settings
@@ -24,6 +25,7 @@ from app.services.grading import parse_transcript_line
 from app.store import grade_batches as store
 from app.store.db import session_scope
 from app.store.models import GradeBatch, GradeBatchLine
+from app.store.retry import is_transient
 
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl")
 EXPORT_PAGE = 1000
@@ -276,3 +278,39 @@ def export_chunks(engine: Engine, batch_id: str, fmt: str) -> Iterator[str]:
         yield "".join(
             json.dumps({"line": r.line, **(r.result or {})}, ensure_ascii=False) + "\n" for r in rows
         )
+
+
+def _status(engine: Engine, batch_id: str) -> GradeBatchPublic | None:
+    with Session(engine) as session:
+        batch = session.get(GradeBatch, batch_id)
+        return public_batch(batch) if batch else None
+
+
+async def progress_events(
+    *, engine: Engine, batch_id: str, last_event_id: int | None, poll_s: float
+) -> AsyncIterator[dict[str, Any]]:
+    """`progress` when more lines are settled (graded or refused) than the client has seen, then one `end`.
+
+    As for evaluations (app/services/events.py), the id is the count settled, so a reconnect with Last-Event-ID
+    resumes rather than replays, and a poll the database cannot answer is skipped.
+    """
+    seen = last_event_id if last_event_id is not None else -1
+    while True:
+        try:
+            status = await asyncio.to_thread(_status, engine, batch_id)
+        except SQLAlchemyError as exc:
+            if not is_transient(exc):
+                raise
+            await asyncio.sleep(poll_s)
+            continue
+        if status is None:
+            return
+        settled = status.graded + status.bad
+        data = status.model_dump_json()
+        if status.status in ("succeeded", "failed"):
+            yield {"event": "end", "id": str(settled), "data": data}
+            return
+        if settled > seen:
+            yield {"event": "progress", "id": str(settled), "data": data, "retry": 1000}
+            seen = settled
+        await asyncio.sleep(poll_s)

@@ -133,10 +133,21 @@ def test_the_report_computes_what_transcripts_carry_and_names_the_rest(client: T
     assert "headline" in report["unavailable"] and "by_pillar" not in report
 
 
+def test_events_stream_progress_then_end(client: TestClient) -> None:
+    batch_id = upload(client, "\n".join(json.dumps(t) for t in TRANSCRIPTS)).json()["id"]
+    with client.stream("GET", f"/v1/grade/batches/{batch_id}/events") as stream:
+        text = "".join(stream.iter_text())
+    events = [block for block in text.split("\r\n\r\n") if "event:" in block]
+    assert "event: end" in events[-1] and all("event: progress" in e for e in events[:-1])
+    last = json.loads(events[-1].split("data: ", 1)[1].splitlines()[0])
+    assert (last["status"], last["graded"]) == ("succeeded", 4)
+    assert events[-1].split("id: ", 1)[1].startswith("4")
+
+
 def test_another_team_gets_404(client: TestClient, settings: Settings) -> None:
     batch_id = upload(client, json.dumps(TRANSCRIPTS[0])).json()["id"]
     other = make_team(client, "other").member
-    for suffix in ("", "/results", "/errors", "/export", "/report"):
+    for suffix in ("", "/results", "/errors", "/export", "/report", "/events"):
         response = client.get(f"/v1/grade/batches/{batch_id}{suffix}", headers=other)
         assert response.status_code == 404, suffix
         assert response.headers["content-type"] == "application/problem+json"
