@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+from typing import Any
 
 import structlog
 
@@ -33,35 +35,25 @@ class InProcessQueue:
         return added
 
     async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
-        job_id = shard_job_id(evaluation_id, shard)
-        if job_id in self._tasks or self._deps.stopping.is_set():
-            return False
-        self._tasks[job_id] = asyncio.create_task(self._run(job_id, evaluation_id, shard))
-        return True
+        return self._start(
+            shard_job_id(evaluation_id, shard),
+            lambda: run_shard(self._deps, evaluation_id, shard),
+            "shard",
+            evaluation_id=evaluation_id,
+            shard=shard,
+        )
 
     async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
-        added = 0
-        for shard in range(shards):
-            job_id = grade_batch_job_id(batch_id, shard)
-            if job_id in self._tasks or self._deps.stopping.is_set():
-                continue
-            self._tasks[job_id] = asyncio.create_task(self._run_grade_batch(job_id, batch_id, shard))
-            added += 1
-        return added
-
-    async def _run_grade_batch(self, job_id: str, batch_id: str, shard: int) -> None:
-        try:
-            async with self._slots:
-                if self._deps.stopping.is_set():
-                    return
-                self._running.add(job_id)
-                outcome = await run_grade_batch(self._deps, batch_id, shard)
-                log.info("grade batch job finished", batch_id=batch_id, shard=shard, outcome=outcome)
-        except Exception:  # the lines stay ungraded in the database; the next start queues the batch again
-            log.exception("grade batch job failed", batch_id=batch_id, shard=shard)
-        finally:
-            self._running.discard(job_id)
-            self._tasks.pop(job_id, None)
+        return sum(
+            self._start(
+                grade_batch_job_id(batch_id, shard),
+                partial(run_grade_batch, self._deps, batch_id, shard),
+                "grade batch shard",
+                batch_id=batch_id,
+                shard=shard,
+            )
+            for shard in range(shards)
+        )
 
     async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
         states: dict[int, ShardState] = {}
@@ -71,18 +63,29 @@ class InProcessQueue:
                 states[shard] = "running" if job_id in self._running else "queued"
         return states
 
-    async def _run(self, job_id: str, evaluation_id: str, shard: int) -> None:
+    def _start(self, job_id: str, run: Callable[[], Awaitable[str]], what: str, **fields: Any) -> bool:
+        """Start the job as a task unless it is queued or running already, or the process is stopping."""
+        if job_id in self._tasks or self._deps.stopping.is_set():
+            return False
+        self._tasks[job_id] = asyncio.create_task(self._run(job_id, run, what, fields))
+        return True
+
+    async def _run(
+        self, job_id: str, run: Callable[[], Awaitable[str]], what: str, fields: dict[str, Any]
+    ) -> None:
         try:
             async with self._slots:
                 if self._deps.stopping.is_set():
                     return
                 self._running.add(job_id)
-                outcome = await run_shard(self._deps, evaluation_id, shard)
-                log.info("shard finished", evaluation_id=evaluation_id, shard=shard, outcome=outcome)
+                outcome = await run()
+                log.info(f"{what} finished", outcome=outcome, **fields)
         except ShardInterrupted as exc:
-            log.info("shard handed back", evaluation_id=evaluation_id, shard=shard, reason=str(exc))
-        except Exception:  # the reconciler runs it again (app/runner/reconcile.py)
-            log.exception("shard failed; it will run again", evaluation_id=evaluation_id, shard=shard)
+            log.info(f"{what} handed back", reason=str(exc), **fields)
+        except (
+            Exception
+        ):  # what is not written runs again (app/runner/reconcile.py; a batch at the next start)
+            log.exception(f"{what} failed; it will run again", **fields)
         finally:
             self._running.discard(job_id)
             self._tasks.pop(job_id, None)

@@ -40,7 +40,7 @@ class GradeBatchAccepted(BaseModel):
 
 class GradeBatchPublic(BaseModel):
     id: str
-    status: str = Field(description="uploading, queued, running, succeeded or failed")
+    status: str = Field(description="uploading, queued, running or succeeded (every line graded or refused)")
     lines: int = Field(description="Transcript lines uploaded (blank lines are not counted).")
     graded: int
     bad: int = Field(description="Lines refused (not JSON, or not a transcript); see /errors.")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, update
+from sqlalchemy import ColumnElement, delete, insert, update
 from sqlmodel import Session, col, select
 
 from app.store.models import GradeBatch, GradeBatchLine, utcnow
@@ -159,48 +159,26 @@ def finish_if_complete(*, session: Session, batch_id: str) -> str | None:
     return "succeeded"
 
 
-def fail_batch(*, session: Session, batch_id: str, error: str) -> None:
-    session.execute(
-        update(GradeBatch)
-        .where(col(GradeBatch.id) == batch_id, col(GradeBatch.status).in_(ACTIVE))
-        .values(status="failed", finished_at=utcnow(), error=error)
-    )
-
-
 def graded_page(*, session: Session, batch_id: str, after_line: int, limit: int) -> list[GradeBatchLine]:
     """Graded lines in line order after `after_line` (the results cursor)."""
-    stmt = (
-        select(GradeBatchLine)
-        .where(
-            GradeBatchLine.batch_id == batch_id,
-            col(GradeBatchLine.line) > after_line,
-            col(GradeBatchLine.result).is_not(None),
-        )
-        .order_by(col(GradeBatchLine.line))
-        .limit(limit)
-    )
-    return list(session.exec(stmt))
+    return _page(session, batch_id, after_line, limit, col(GradeBatchLine.result).is_not(None))
 
 
 def bad_page(*, session: Session, batch_id: str, after_line: int, limit: int) -> list[GradeBatchLine]:
     """Refused lines in line order after `after_line`."""
+    return _page(session, batch_id, after_line, limit, col(GradeBatchLine.error).is_not(None))
+
+
+def _page(
+    session: Session, batch_id: str, after_line: int, limit: int, which: ColumnElement[bool]
+) -> list[GradeBatchLine]:
     stmt = (
         select(GradeBatchLine)
-        .where(
-            GradeBatchLine.batch_id == batch_id,
-            col(GradeBatchLine.line) > after_line,
-            col(GradeBatchLine.error).is_not(None),
-        )
+        .where(GradeBatchLine.batch_id == batch_id, col(GradeBatchLine.line) > after_line, which)
         .order_by(col(GradeBatchLine.line))
         .limit(limit)
     )
     return list(session.exec(stmt))
-
-
-def count_lines(*, session: Session, batch_id: str) -> int:
-    """Rows stored for the batch (a check that a re-run job added none)."""
-    stmt = select(func.count()).where(GradeBatchLine.batch_id == batch_id)
-    return int(session.exec(stmt).one())
 
 
 def shard_count(last_line: int, shard_lines: int) -> int:

@@ -218,7 +218,7 @@ class GradeBatch(SQLModel, table=True):
 
     id: str = Field(default_factory=lambda: new_id("gb"), primary_key=True, max_length=40)
     team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
-    # uploading → queued (every line stored) → running → succeeded | failed
+    # uploading → queued (every line stored) → running → succeeded (every line graded or refused)
     status: str = Field(default="uploading", max_length=20, index=True)
     lines: int = 0
     bad: int = 0
