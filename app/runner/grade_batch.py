@@ -16,6 +16,7 @@ from sqlmodel import Session
 from app.grading.grader import Grader, judge_configs_from_settings
 from app.grading.transcript import Transcript
 from app.runner.deps import EngineDeps
+from app.services.grade_batch_report import compute_summary
 from app.services.grading import result_of
 from app.store import grade_batches as store
 from app.store.retry import db_call
@@ -96,6 +97,11 @@ async def run_grade_batch(deps: EngineDeps, batch_id: str, shard: int) -> str:
                 await writing
     if deps.stopping.is_set():
         return "handed back"
-    status = await _call(deps, store.finish_if_complete, batch_id=batch_id)
-    log.info("grade batch shard finished", batch_id=batch_id, shard=shard, status=status)
+    if not await _call(deps, store.is_complete, batch_id=batch_id):
+        return "shard done"
+    # The report is stored with the status, so a completed batch always has it (two last shards may both
+    # compute it; one settles the batch).
+    summary = await asyncio.to_thread(compute_summary, deps.engine, batch_id)
+    status = await _call(deps, store.finish_if_complete, batch_id=batch_id, summary=summary)
+    log.info("grade batch completed", batch_id=batch_id, shard=shard, status=status)
     return status or "shard done"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
@@ -122,10 +123,15 @@ def _facets(pages: Iterable[list[GradeBatchLine]]) -> list[Facet]:
     return [facet_of(row) for rows in pages for row in rows]
 
 
+def compute_summary(engine: Engine, batch_id: str) -> dict[str, Any]:
+    """The report's metrics over every graded line so far, read a page at a time."""
+    return build_batch_report(_facets(graded_rows(engine, batch_id)))
+
+
 def batch_report(*, session: Session, batch: GradeBatch, library: Library) -> dict[str, Any]:
-    """Computed from the graded lines so far (a running batch's report grows as lines are graded)."""
-    engine = session.get_bind()
-    body = build_batch_report(_facets(graded_rows(engine, batch.id)))  # type: ignore[arg-type]
+    """A completed batch serves the report stored when it completed; until then it is computed from the lines
+    graded so far (it grows as they are graded)."""
+    body = batch.summary or compute_summary(session.get_bind(), batch.id)  # type: ignore[arg-type]
     return {
         "batch_id": batch.id,
         "status": batch.status,

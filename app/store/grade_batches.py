@@ -137,7 +137,15 @@ def save_grades(*, session: Session, batch_id: str, grades: Sequence[tuple[int, 
     return written
 
 
-def finish_if_complete(*, session: Session, batch_id: str) -> str | None:
+def is_complete(*, session: Session, batch_id: str) -> bool:
+    """Every line graded or refused, and the batch not settled yet."""
+    batch = session.get(GradeBatch, batch_id)
+    return batch is not None and batch.status in ACTIVE and batch.graded + batch.bad >= batch.lines
+
+
+def finish_if_complete(
+    *, session: Session, batch_id: str, summary: dict[str, Any] | None = None
+) -> str | None:
     """When every valid line has its grade, settle the batch once and queue its `grade_batch.completed`
     webhooks in the same transaction."""
     batch = session.get(GradeBatch, batch_id)
@@ -149,7 +157,7 @@ def finish_if_complete(*, session: Session, batch_id: str) -> str | None:
     result = session.execute(
         update(GradeBatch)
         .where(col(GradeBatch.id) == batch_id, col(GradeBatch.status).in_(ACTIVE))
-        .values(status="succeeded", finished_at=utcnow())
+        .values(status="succeeded", finished_at=utcnow(), summary=summary)
     )
     if not result.rowcount:  # type: ignore[attr-defined]
         return None

@@ -224,6 +224,8 @@ class GradeBatch(SQLModel, table=True):
     bad: int = 0
     graded: int = 0
     last_line: int = 0  # the upload's last line number (blank lines count): shards are ranges of line numbers
+    # The report, computed once by the job that completes the batch (a settled batch no longer changes).
+    summary: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None

@@ -28,6 +28,7 @@ def upgrade() -> None:
         sa.Column("bad", sa.Integer(), nullable=False),
         sa.Column("graded", sa.Integer(), nullable=False),
         sa.Column("last_line", sa.Integer(), nullable=False),
+        sa.Column("summary", sa.JSON(), nullable=True),
         sa.Column("error", sa.Text(), nullable=True),
         sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.Column("started_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),

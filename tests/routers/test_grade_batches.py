@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from arq.worker import Worker
 from fastapi.testclient import TestClient
+from sqlmodel import Session
 
 from app.config import Settings
 from app.main import create_app
+from app.store.models import GradeBatch
 from app.workers.settings import worker_settings
 from tests.security.conftest import make_team
 
@@ -131,6 +133,11 @@ def test_the_report_computes_what_transcripts_carry_and_names_the_rest(client: T
     assert report["sensitivity"]["n"] == 3  # the three crisis lines; the ordinary one is a control
     assert report["over_escalation"]["n"] == 1
     assert "headline" in report["unavailable"] and "by_pillar" not in report
+    engine = client.app.state.helmbench.deps.engine  # type: ignore[attr-defined]
+    with Session(engine) as session:
+        stored = session.get(GradeBatch, batch_id)
+        assert stored is not None and stored.summary is not None  # computed once, by the completing job
+        assert stored.summary["overall"] == report["overall"]
 
 
 def test_events_stream_progress_then_end(client: TestClient) -> None:
