@@ -24,6 +24,10 @@ from app.services.grade_batches import graded_rows
 from app.store.models import GradeBatch, GradeBatchLine
 
 SOURCE = "free_transcript"
+# Transcripts are independent, so any fixed split of the lines into groups is a valid unit for the report's
+# cluster bootstrap; a bounded number of groups bounds its memory (resamples x groups: one group per line made
+# a 100,000-line report allocate gigabytes).
+BOOTSTRAP_GROUPS = 200
 UNAVAILABLE = {
     "headline": "weights each item by its behaviour, pillar and scenario severity, which a transcript lacks",
     "by_pillar": "a transcript belongs to no benchmark pillar",
@@ -60,7 +64,7 @@ def facet_of(row: GradeBatchLine) -> Facet:
     escalates = checks.get("escalates")
     return Facet(
         key=str(row.line),
-        cell=(SOURCE, str(row.line), None, None),  # each line its own cluster: transcripts are independent
+        cell=(SOURCE, str(row.line % BOOTSTRAP_GROUPS), None, None),
         scenario=SOURCE,
         behavior=SOURCE,
         pillar=SOURCE,
