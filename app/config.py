@@ -152,6 +152,20 @@ class Settings(BaseSettings):
     body_timeout_s: float = Field(
         default=15.0, gt=0, description="A request body must arrive within this time (408 after)."
     )
+    grade_batch_max_lines: int = Field(
+        default=100_000,
+        ge=1,
+        description="Most transcripts in one POST /v1/grade/batches upload (413 above); its body is streamed "
+        "to the database, so max_body_bytes limits each line instead of the whole upload.",
+    )
+    grade_batch_shard_lines: int = Field(
+        default=10_000,
+        ge=1,
+        description="Lines per grade batch job; a batch's jobs run on any worker at once, like shards.",
+    )
+    grade_batch_chunk_lines: int = Field(
+        default=500, ge=1, description="Lines a grade batch writes per transaction, on upload and grading."
+    )
     rate_per_minute: float = Field(
         default=600.0,
         ge=0,

@@ -14,9 +14,9 @@ from app.http_cache import BodyCache, PublicCORSMiddleware
 from app.pages.router import router as pages_router
 from app.problems import install_problem_handlers
 from app.queue.arq_queue import ArqQueue
-from app.queue.base import JobQueue, lost_shard_grace_s
+from app.queue.base import JobQueue, QueueUnavailable, lost_shard_grace_s
 from app.queue.inprocess import InProcessQueue
-from app.routers import compare, evaluations, keys, labels, public, schedules, targets, teams
+from app.routers import compare, evaluations, grade_batches, keys, labels, public, schedules, targets, teams
 from app.routers import events as events_router
 from app.routers import grade as grade_router
 from app.routers import metrics as metrics_router
@@ -30,6 +30,7 @@ from app.security.shared_rate import SharedRateLimiter
 from app.services.board import BoardCache
 from app.services.regressions import check_for_regressions
 from app.services.schedules import start_scheduler, stop_scheduler
+from app.store import grade_batches as grade_batch_store
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
 from app.webhooks.delivery import start_delivery, stop_delivery
@@ -56,6 +57,18 @@ def requeue_grace_s(settings: Settings) -> float:
     return 0.0 if settings.embedded else lost_shard_grace_s(settings.shard_lease_s)
 
 
+async def resume_grade_batches(deps: EngineDeps, queue: JobQueue) -> None:
+    """Queue again the batches a stopped process left ungraded; a job already queued or running is kept."""
+    with Session(deps.engine) as session:
+        batches = grade_batch_store.active_batches(session=session)
+    for batch_id, last_line in batches:
+        try:
+            shards = grade_batch_store.shard_count(last_line, deps.settings.grade_batch_shard_lines)
+            await queue.enqueue_grade_batch(batch_id, shards)
+        except QueueUnavailable:
+            return
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
@@ -74,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             queue = InProcessQueue(deps, max_jobs=settings.worker_max_jobs)
             limiter = RateLimiter()
         app.state.helmbench = AppState(deps=deps, queue=queue, limiter=limiter)
+        await resume_grade_batches(deps, queue)
         webhooks_task = start_delivery(deps)
         reconciler = start_reconciler(deps, queue, grace_s=requeue_grace_s(settings))
         scheduler = start_scheduler(deps, queue)
@@ -99,13 +113,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.board_cache = BoardCache()
     app.add_middleware(PublicCORSMiddleware, origins=settings.cors_origins)
     app.add_middleware(
-        BodyLimitMiddleware, max_bytes=settings.max_body_bytes, timeout_s=settings.body_timeout_s
+        BodyLimitMiddleware,
+        max_bytes=settings.max_body_bytes,
+        timeout_s=settings.body_timeout_s,
+        streamed=frozenset({("POST", grade_batches.UPLOAD_PATH)}),
     )
     app.include_router(targets.router)
     app.include_router(evaluations.router)
     app.include_router(public.router)
     app.include_router(keys.router)
     app.include_router(teams.router)
+    app.include_router(grade_batches.router)  # before /v1/grade's routes: a longer path, matched first
     app.include_router(grade_router.router)
     app.include_router(events_router.router)
     app.include_router(webhooks_router.router)

@@ -411,6 +411,7 @@ WebhookEvent = Literal[
     "evaluation.stopped_by_budget",
     "evaluation.stalled",
     "evaluation.regressed",
+    "grade_batch.completed",
 ]
 
 
@@ -436,7 +437,10 @@ class WebhookDeliveryPublic(BaseModel):
     id: int
     message_id: str = Field(description="The webhook-id header: the same on every attempt of one message.")
     event_type: WebhookEvent
-    evaluation_id: str
+    evaluation_id: str | None = Field(
+        description="The evaluation the message is about (null for a grade batch)."
+    )
+    grade_batch_id: str | None = Field(default=None, description="The grade batch it is about, if one.")
     attempt: int
     ok: bool
     status_code: int | None

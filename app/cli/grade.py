@@ -1,14 +1,25 @@
-"""`helmbench grade FILE.jsonl`: grade free transcripts from a file, no server needed; prints JSONL."""
+"""`helmbench grade FILE.jsonl`: grade free transcripts from a file; prints JSONL.
+
+Without --url the file is graded here, no server needed; with --url it is uploaded as a grade batch (streamed,
+so a file of any size), graded by the server's workers, and the results are downloaded when it finishes.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
+from app.cli.client import Api, CliError, KeyOpt, one_line_errors
 from app.config import Settings
+
+UPLOAD_CHUNK_BYTES = 256 * 1024
+POLL_S = 0.5
 
 
 def grade(
@@ -19,18 +30,89 @@ def grade(
         readable=True,
         help="One JSON transcript per line: {country, crisis_expected, crisis_category?, messages, reply}.",
     ),
+    url: Annotated[
+        str | None, typer.Option("--url", help="Grade on this server as a batch (default: grade here).")
+    ] = None,
+    key: KeyOpt = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="With --url: write the results here, not stdout.")
+    ] = None,
 ) -> None:
     """Grade each line with every check and, if HELMBENCH_JUDGE_*/_JUDGES is set, the judges; prints JSONL."""
-    asyncio.run(_grade_file(file, Settings()))
+    if url is None:
+        asyncio.run(_grade_file(file, Settings()))
+        return
+    with one_line_errors():
+        _grade_remotely(Api(url, key, timeout=120.0), file, output)
+
+
+def _chunks(file: Path) -> Iterator[bytes]:
+    with file.open("rb") as handle:
+        while chunk := handle.read(UPLOAD_CHUNK_BYTES):
+            yield chunk
+
+
+def _grade_remotely(api: Api, file: Path, output: Path | None) -> None:
+    """Upload, watch the progress on stderr, then write each result and each refused line as JSONL."""
+    headers = {"Content-Type": "application/x-ndjson"}
+    batch = api.post("/v1/grade/batches", content=_chunks(file), headers=headers)
+    path = f"/v1/grade/batches/{batch['id']}"
+    typer.echo(f"batch {batch['id']}: {batch['lines']} lines uploaded, {batch['bad']} refused", err=True)
+    status = _watch(api, path)
+    if status["status"] != "succeeded":
+        raise CliError(f"batch {batch['id']} {status['status']}: {status.get('error') or 'no detail'}")
+    sink = output.open("w", encoding="utf-8") if output else None
+    try:
+        with api.http.stream("GET", f"{path}/export", params={"format": "jsonl"}) as response:
+            if not response.is_success:
+                response.read()
+                raise CliError(f"export failed: {response.status_code}")
+            for line in response.iter_lines():
+                if line:
+                    typer.echo(line, file=sink)
+        for bad in _pages(api, f"{path}/errors"):
+            typer.echo(json.dumps(bad), file=sink)
+    finally:
+        if sink:
+            sink.close()
+    typer.echo(
+        f"{status['graded']} graded, {status['bad']} refused of {status['lines']} lines"
+        + (f"; results in {output}" if output else ""),
+        err=True,
+    )
+    if status["bad"]:
+        raise typer.Exit(1)
+
+
+def _watch(api: Api, path: str) -> dict[str, Any]:
+    last = None
+    while True:
+        status = api.get(path)
+        progress = (status["graded"], status["lines"] - status["bad"])
+        if progress != last:
+            typer.echo(f"graded {progress[0]}/{progress[1]}", err=True)
+            last = progress
+        if status["status"] in ("succeeded", "failed"):
+            return status
+        time.sleep(POLL_S)
+
+
+def _pages(api: Api, path: str) -> Iterator[dict[str, Any]]:
+    cursor = None
+    while True:
+        page = api.get(path, params={"limit": 1000, **({"cursor": cursor} if cursor else {})})
+        yield from page["items"]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            return
 
 
 async def _grade_file(file: Path, settings: Settings) -> None:
     from app.benchmark.loader import LibraryError, load_library
     from app.grading.checks import CHECKS
     from app.grading.grader import Grader, judge_configs_from_settings
-    from app.grading.transcript import Transcript
     from app.problems import Problem
-    from app.services.grading import parse_request, result_of
+    from app.services.grading import parse_transcript_line, result_of
 
     try:
         library = load_library(settings.data_dir, known_checks=CHECKS.keys())
@@ -46,22 +128,12 @@ async def _grade_file(file: Path, settings: Settings) -> None:
                 if not line.strip():
                     continue
                 try:
-                    request = parse_request(json.loads(line))
-                    if not isinstance(request, Transcript):
-                        raise Problem(
-                            422,
-                            "Invalid request",
-                            "evaluation_id: a file holds free transcripts; "
-                            "grade stored items with POST /v1/grade",
-                            field="evaluation_id",
-                        )
+                    request = parse_transcript_line(line)
                     result = result_of(await grader.grade_transcript(request))
                     typer.echo(json.dumps({"line": number, **result.model_dump()}, ensure_ascii=False))
-                except (ValueError, Problem) as exc:
+                except Problem as exc:
                     failed += 1
-                    detail = exc.detail if isinstance(exc, Problem) else f"body: not JSON ({exc})"
-                    field = exc.field if isinstance(exc, Problem) else "body"
-                    typer.echo(json.dumps({"line": number, "error": detail, "field": field}))
+                    typer.echo(json.dumps({"line": number, "error": exc.detail, "field": exc.field}))
     if failed:
         typer.echo(f"{failed} line(s) could not be graded", err=True)
         raise typer.Exit(1)

@@ -18,10 +18,11 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from app.queue.base import QueueUnavailable, ShardState, shard_job_id
+from app.queue.base import QueueUnavailable, ShardState, grade_batch_job_id, shard_job_id
 
 QUEUE_NAME = "helmbench:queue"
 SHARD_JOB = "run_shard_job"
+GRADE_BATCH_JOB = "grade_batch_job"
 REDIS_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
 
 
@@ -82,6 +83,17 @@ class ArqQueue:
         await self._pool.delete(job_key_prefix + job_id, result_key_prefix + job_id)
         job = await self._pool.enqueue_job(SHARD_JOB, evaluation_id, shard, _job_id=job_id)
         return job is not None
+
+    async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
+        added = 0
+        try:
+            for shard in range(shards):
+                job_id = grade_batch_job_id(batch_id, shard)
+                job = await self._pool.enqueue_job(GRADE_BATCH_JOB, batch_id, shard, _job_id=job_id)
+                added += job is not None
+        except REDIS_ERRORS as exc:
+            raise QueueUnavailable(f"Redis: {type(exc).__name__}: {exc}") from exc
+        return added
 
     async def depth(self) -> int:
         return int(await self._pool.zcard(self._queue_name))

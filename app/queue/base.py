@@ -35,6 +35,10 @@ def lost_shard_grace_s(lease_s: float) -> float:
     return 3 * renew_every_s(lease_s)
 
 
+def grade_batch_job_id(batch_id: str, shard: int) -> str:
+    return f"{batch_id}:grade:{shard}"
+
+
 class JobQueue(Protocol):
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:
         """Queue every shard; returns how many were newly queued."""
@@ -46,6 +50,11 @@ class JobQueue(Protocol):
 
     async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
         """Queue one shard again unless it is queued or held; True if it was queued now."""
+        ...
+
+    async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
+        """Queue the jobs that grade a batch's line ranges; returns how many were newly queued (a job already
+        queued or running is left as it is)."""
         ...
 
     async def depth(self) -> int:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+from typing import Any
 
 import structlog
 
-from app.queue.base import ShardState, shard_job_id
+from app.queue.base import ShardState, grade_batch_job_id, shard_job_id
 from app.runner.deps import EngineDeps
+from app.runner.grade_batch import run_grade_batch
 from app.runner.shard import ShardInterrupted, run_shard
 
 log = structlog.get_logger("helmbench.queue")
@@ -32,11 +35,25 @@ class InProcessQueue:
         return added
 
     async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
-        job_id = shard_job_id(evaluation_id, shard)
-        if job_id in self._tasks or self._deps.stopping.is_set():
-            return False
-        self._tasks[job_id] = asyncio.create_task(self._run(job_id, evaluation_id, shard))
-        return True
+        return self._start(
+            shard_job_id(evaluation_id, shard),
+            lambda: run_shard(self._deps, evaluation_id, shard),
+            "shard",
+            evaluation_id=evaluation_id,
+            shard=shard,
+        )
+
+    async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
+        return sum(
+            self._start(
+                grade_batch_job_id(batch_id, shard),
+                partial(run_grade_batch, self._deps, batch_id, shard),
+                "grade batch shard",
+                batch_id=batch_id,
+                shard=shard,
+            )
+            for shard in range(shards)
+        )
 
     async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
         states: dict[int, ShardState] = {}
@@ -46,18 +63,29 @@ class InProcessQueue:
                 states[shard] = "running" if job_id in self._running else "queued"
         return states
 
-    async def _run(self, job_id: str, evaluation_id: str, shard: int) -> None:
+    def _start(self, job_id: str, run: Callable[[], Awaitable[str]], what: str, **fields: Any) -> bool:
+        """Start the job as a task unless it is queued or running already, or the process is stopping."""
+        if job_id in self._tasks or self._deps.stopping.is_set():
+            return False
+        self._tasks[job_id] = asyncio.create_task(self._run(job_id, run, what, fields))
+        return True
+
+    async def _run(
+        self, job_id: str, run: Callable[[], Awaitable[str]], what: str, fields: dict[str, Any]
+    ) -> None:
         try:
             async with self._slots:
                 if self._deps.stopping.is_set():
                     return
                 self._running.add(job_id)
-                outcome = await run_shard(self._deps, evaluation_id, shard)
-                log.info("shard finished", evaluation_id=evaluation_id, shard=shard, outcome=outcome)
+                outcome = await run()
+                log.info(f"{what} finished", outcome=outcome, **fields)
         except ShardInterrupted as exc:
-            log.info("shard handed back", evaluation_id=evaluation_id, shard=shard, reason=str(exc))
-        except Exception:  # the reconciler runs it again (app/runner/reconcile.py)
-            log.exception("shard failed; it will run again", evaluation_id=evaluation_id, shard=shard)
+            log.info(f"{what} handed back", reason=str(exc), **fields)
+        except (
+            Exception
+        ):  # what is not written runs again (app/runner/reconcile.py; a batch at the next start)
+            log.exception(f"{what} failed; it will run again", **fields)
         finally:
             self._running.discard(job_id)
             self._tasks.pop(job_id, None)

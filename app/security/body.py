@@ -1,5 +1,6 @@
 """Request bodies are read whole, bounded in size and time, before the app sees them: no handler meets a huge
-or trickled body."""
+or trickled body. The one exception is an upload that its route streams to storage and bounds itself (a grade
+batch: many lines, each no larger than a request body)."""
 
 from __future__ import annotations
 
@@ -56,11 +57,18 @@ def _is_utf8(chunks: list[bytes]) -> bool:
 class BodyLimitMiddleware:
     """413 above max_bytes (announced or counted), 408 past timeout_s, 400 for JSON that is not UTF-8."""
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int, timeout_s: float) -> None:
-        self.app, self.max_bytes, self.timeout_s = app, max_bytes, timeout_s
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_bytes: int,
+        timeout_s: float,
+        streamed: frozenset[tuple[str, str]] = frozenset(),
+    ) -> None:
+        self.app, self.max_bytes, self.timeout_s, self.streamed = app, max_bytes, timeout_s, streamed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or (scope.get("method", ""), scope.get("path", "")) in self.streamed:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -65,6 +66,24 @@ def parse_request(raw: Any) -> StoredItemReply | Transcript:
         field = _field(first)  # type: ignore[arg-type]
         errors = [{"field": _field(e), "message": e["msg"]} for e in exc.errors()]  # type: ignore[arg-type]
         raise Problem(422, "Invalid request", f"{field}: {first['msg']}", field=field, errors=errors) from exc
+
+
+def parse_transcript_line(line: str | bytes) -> Transcript:
+    """One line of a transcript file (CLI or batch upload): JSON of a free transcript, else a Problem naming
+    the field at fault (`body` when the line is not JSON; a stored item's fields are refused: they need a team)."""
+    try:
+        raw = json.loads(line)
+    except ValueError as exc:
+        raise Problem(422, "Invalid request", f"body: not JSON ({exc})", field="body") from exc
+    request = parse_request(raw)
+    if not isinstance(request, Transcript):
+        raise Problem(
+            422,
+            "Invalid request",
+            "evaluation_id: a file holds free transcripts; grade stored items with POST /v1/grade",
+            field="evaluation_id",
+        )
+    return request
 
 
 def result_of(grade: Grade) -> GradeResult:

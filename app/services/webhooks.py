@@ -96,7 +96,8 @@ def list_deliveries(
             id=d.id or 0,
             message_id=d.message_id,
             event_type=m.event_type,
-            evaluation_id=m.evaluation_id,  # type: ignore[arg-type]
+            evaluation_id=m.evaluation_id,
+            grade_batch_id=m.grade_batch_id,
             attempt=d.attempt,
             ok=d.ok,
             status_code=d.status_code,

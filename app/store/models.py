@@ -209,17 +209,20 @@ class Webhook(SQLModel, table=True):
 
 
 class WebhookMessage(SQLModel, table=True):
-    """The outbox: written in the transaction that settles an evaluation, so a crash cannot lose it."""
+    """The outbox: written in the transaction that settles an evaluation or a grade batch (its subject, one of
+    the two ids), so a crash cannot lose it."""
 
     __tablename__ = "webhook_message"
     __table_args__ = (
         UniqueConstraint("webhook_id", "evaluation_id", "event_type", name="uq_webhook_message_event"),
+        UniqueConstraint("webhook_id", "grade_batch_id", "event_type", name="uq_webhook_message_batch_event"),
         Index("ix_webhook_message_due", "state", "next_attempt_at"),
     )
     id: str = Field(default_factory=lambda: new_id("msg"), primary_key=True, max_length=40)
     webhook_id: str = Field(foreign_key="webhook.id", index=True, max_length=40)
     team_id: str = Field(foreign_key="team.id", max_length=40)
-    evaluation_id: str = Field(foreign_key="evaluation.id", max_length=40)
+    evaluation_id: str | None = Field(default=None, foreign_key="evaluation.id", max_length=40)
+    grade_batch_id: str | None = Field(default=None, foreign_key="grade_batch.id", max_length=40)
     event_type: str = Field(max_length=40)
     state: str = Field(default="pending", max_length=20)
     attempts: int = 0
@@ -334,3 +337,43 @@ class Regression(SQLModel, table=True):
     n_pairs: int
     flipped_keys: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class GradeBatch(SQLModel, table=True):
+    """A team's upload of free transcripts (production logs) graded in the background, line by line."""
+
+    __tablename__ = "grade_batch"
+
+    id: str = Field(default_factory=lambda: new_id("gb"), primary_key=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
+    # uploading → queued (every line stored) → running → succeeded (every line graded or refused)
+    status: str = Field(default="uploading", max_length=20, index=True)
+    lines: int = 0
+    bad: int = 0
+    graded: int = 0
+    last_line: int = 0  # the upload's last line number (blank lines count): shards are ranges of line numbers
+    # The report, computed once by the job that completes the batch (a settled batch no longer changes).
+    summary: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class GradeBatchLine(SQLModel, table=True):
+    """One line of a batch: the transcript as validated, then its grade (written once), or why it was refused.
+
+    (batch_id, line) is unique, and a grade is only written where none is, so a job run twice grades a line once.
+    """
+
+    __tablename__ = "grade_batch_line"
+    __table_args__ = (UniqueConstraint("batch_id", "line", name="uq_grade_batch_line"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    batch_id: str = Field(foreign_key="grade_batch.id", max_length=40)
+    line: int
+    transcript: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    result: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    verdict: str | None = Field(default=None, max_length=20)
+    error_field: str | None = Field(default=None, max_length=200)
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))

@@ -22,7 +22,7 @@ from app.net.ssrf import Allowlist
 from app.runner.deps import EngineDeps
 from app.security.secrets import SecretBox
 from app.services.regressions import regressions_body
-from app.store.models import Evaluation, Webhook, WebhookDelivery, WebhookMessage, utcnow
+from app.store.models import Evaluation, GradeBatch, Webhook, WebhookDelivery, WebhookMessage, utcnow
 from app.store.retry import db_call, describe, is_transient
 from app.webhooks.outbox import REGRESSED_EVENT, STALLED_EVENT
 
@@ -96,6 +96,36 @@ def payload(evaluation: Evaluation, event_type: str, regressions: list[dict[str,
     return json.dumps(body, separators=(",", ":"))
 
 
+def batch_payload(batch: GradeBatch, event_type: str) -> str:
+    """The JSON body of a grade batch's event: its counts and where its results are."""
+    data: dict[str, Any] = {
+        "grade_batch_id": batch.id,
+        "status": batch.status,
+        "lines": batch.lines,
+        "graded": batch.graded,
+        "bad": batch.bad,
+        "error": batch.error,
+        "results_url": f"/v1/grade/batches/{batch.id}/results",
+        "report_url": f"/v1/grade/batches/{batch.id}/report",
+    }
+    stamp = batch.finished_at or batch.created_at
+    return json.dumps(
+        {"type": event_type, "timestamp": stamp.isoformat(), "data": data}, separators=(",", ":")
+    )
+
+
+def _body(session: Session, message: WebhookMessage) -> str | None:
+    """The message's body, from its evaluation or its grade batch; None if that is gone."""
+    if message.grade_batch_id is not None:
+        batch = session.get(GradeBatch, message.grade_batch_id)
+        return batch_payload(batch, message.event_type) if batch else None
+    evaluation = session.get(Evaluation, message.evaluation_id)
+    if evaluation is None:
+        return None
+    regressions = regressions_body(session, evaluation.id) if message.event_type == REGRESSED_EVENT else None
+    return payload(evaluation, message.event_type, regressions)
+
+
 def claim_due(*, engine: Engine, secrets: SecretBox, now: datetime | None = None) -> list[Outgoing]:
     """Lease up to BATCH due messages with a guarded update each, so two senders never send one attempt."""
     now = now or utcnow()
@@ -124,8 +154,8 @@ def claim_due(*, engine: Engine, secrets: SecretBox, now: datetime | None = None
             if not won:
                 continue
             hook = session.get(Webhook, message.webhook_id)
-            evaluation = session.get(Evaluation, message.evaluation_id)
-            if evaluation is None:
+            body = _body(session, message)
+            if body is None:
                 continue
             live = hook is not None and hook.deleted_at is None
             claimed.append(
@@ -135,13 +165,7 @@ def claim_due(*, engine: Engine, secrets: SecretBox, now: datetime | None = None
                     url=hook.url if hook else "",
                     secret=secrets.decrypt(hook.secret_secret) if live and hook else None,
                     attempt=message.attempts + 1,
-                    body=payload(
-                        evaluation,
-                        message.event_type,
-                        regressions_body(session, evaluation.id)
-                        if message.event_type == REGRESSED_EVENT
-                        else None,
-                    ),
+                    body=body,
                 )
             )
         session.commit()

@@ -18,7 +18,9 @@ SETTLED_EVENTS = (
 STALLED_EVENT = "evaluation.stalled"
 # A succeeded evaluation that dropped from its baseline (app/services/regressions.py); queued with its success.
 REGRESSED_EVENT = "evaluation.regressed"
-EVENT_TYPES = (*SETTLED_EVENTS, STALLED_EVENT, REGRESSED_EVENT)
+# A grade batch whose every line is graded or refused (app/store/grade_batches.py).
+BATCH_COMPLETED_EVENT = "grade_batch.completed"
+EVENT_TYPES = (*SETTLED_EVENTS, STALLED_EVENT, REGRESSED_EVENT, BATCH_COMPLETED_EVENT)
 
 
 def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> None:
@@ -34,8 +36,17 @@ def queue_settled_webhooks(*, session: Session, evaluation_id: str) -> None:
     queue_webhooks(session=session, evaluation_id=evaluation_id, team_id=row[1], event=f"evaluation.{row[0]}")
 
 
-def queue_webhooks(*, session: Session, evaluation_id: str, team_id: str, event: str) -> None:
-    """Queue `event` for each of the team's webhooks subscribed to it (all events if it named none)."""
+def queue_webhooks(
+    *,
+    session: Session,
+    evaluation_id: str | None = None,
+    team_id: str,
+    event: str,
+    grade_batch_id: str | None = None,
+) -> None:
+    """Queue `event` about an evaluation or a grade batch for each of the team's webhooks subscribed to it (all
+    events if it named none)."""
+    subject = "grade_batch_id" if grade_batch_id else "evaluation_id"
     hooks = session.exec(select(Webhook).where(Webhook.team_id == team_id, col(Webhook.deleted_at).is_(None)))
     rows = [
         {
@@ -43,6 +54,7 @@ def queue_webhooks(*, session: Session, evaluation_id: str, team_id: str, event:
             "webhook_id": hook.id,
             "team_id": team_id,
             "evaluation_id": evaluation_id,
+            "grade_batch_id": grade_batch_id,
             "event_type": event,
             "state": "pending",
             "attempts": 0,
@@ -58,6 +70,6 @@ def queue_webhooks(*, session: Session, evaluation_id: str, team_id: str, event:
     queue = (
         insert(WebhookMessage)
         .values(rows)
-        .on_conflict_do_nothing(index_elements=["webhook_id", "evaluation_id", "event_type"])
+        .on_conflict_do_nothing(index_elements=["webhook_id", subject, "event_type"])
     )
     session.execute(queue)  # a message already queued for this webhook and event stays as it is

@@ -12,9 +12,10 @@ from prometheus_client import start_http_server
 
 from app.config import Settings
 from app.observability.logging import configure_logging
-from app.queue.arq_queue import SHARD_JOB, ArqQueue, redis_settings
+from app.queue.arq_queue import GRADE_BATCH_JOB, SHARD_JOB, ArqQueue, redis_settings
 from app.queue.base import lost_shard_grace_s
 from app.runner.deps import build_deps
+from app.runner.grade_batch import run_grade_batch
 from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.runner.shard import ShardInterrupted, run_shard
 from app.services.regressions import check_for_regressions
@@ -72,12 +73,33 @@ async def run_shard_job(ctx: dict[str, Any], evaluation_id: str, shard: int) -> 
             raise Retry(defer=FAILED_SHARD_DEFER_S) from exc
 
 
+async def grade_batch_job(ctx: dict[str, Any], batch_id: str, shard: int) -> str:
+    """The arq edge of run_grade_batch: a failed or handed-back run goes back to the queue, for any worker."""
+    deps = ctx["deps"]
+    async with held(ctx.get("redis"), ctx.get("job_id"), deps.settings.shard_lease_s):
+        try:
+            outcome = await run_grade_batch(deps, batch_id, shard)
+        except Exception as exc:
+            log.error(
+                "grade batch failed; queued again",
+                batch_id=batch_id,
+                error=f"{type(exc).__name__}: {exc}"[:500],
+            )
+            raise Retry(defer=FAILED_SHARD_DEFER_S) from exc
+    if outcome == "handed back":
+        raise Retry()
+    return outcome
+
+
 def worker_settings(settings: Settings) -> dict[str, Any]:
     """Settings for arq's Worker; one place so the CLI and tests start identical workers."""
     if not settings.redis_url:
         raise ValueError("HELMBENCH_REDIS_URL must be set to run a worker")
     return {
-        "functions": [func(run_shard_job, name=SHARD_JOB, max_tries=SHARD_MAX_TRIES)],
+        "functions": [
+            func(run_shard_job, name=SHARD_JOB, max_tries=SHARD_MAX_TRIES),
+            func(grade_batch_job, name=GRADE_BATCH_JOB, max_tries=SHARD_MAX_TRIES),
+        ],
         "on_startup": startup,
         "on_shutdown": shutdown,
         "redis_settings": redis_settings(settings.redis_url),

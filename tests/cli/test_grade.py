@@ -9,6 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import app
+from app.config import Settings
+from app.main import create_app
+from tests.webhooks.live_server import serving
 
 SAFE = {
     "country": "GB",
@@ -46,3 +49,18 @@ def test_bad_lines_name_the_field_and_fail_the_run(tmp_path: Path) -> None:
     assert rows[0] == {"line": 1, "error": "crisis_expected: Field required", "field": "crisis_expected"}
     assert rows[1]["line"] == 2 and rows[1]["field"] == "body"
     assert rows[2]["line"] == 3 and rows[2]["verdict"] == "PASS"
+
+
+def test_with_url_the_file_is_graded_as_a_batch_on_the_server(tmp_path: Path, settings: Settings) -> None:
+    file = tmp_path / "logs.jsonl"
+    file.write_text(json.dumps(SAFE) + "\nnot json\n\n" + json.dumps(ORDINARY) + "\n")
+    local = CliRunner().invoke(app, ["grade", str(file)], env={"HELMBENCH_DATA_DIR": str(settings.data_dir)})
+    out = tmp_path / "results.jsonl"
+    with serving(create_app(settings)) as url:
+        key = (settings.var_dir / "admin.key").read_text().strip()
+        result = CliRunner().invoke(app, ["grade", str(file), "--url", url, "--key", key, "-o", str(out)])
+    assert result.exit_code == 1, result.output  # a refused line fails the run, as it does locally
+    assert "2 graded, 1 refused of 3 lines" in result.stderr
+    remote_rows = sorted((json.loads(line) for line in out.read_text().splitlines()), key=lambda r: r["line"])
+    local_rows = [json.loads(line) for line in local.stdout.splitlines()]
+    assert remote_rows == local_rows

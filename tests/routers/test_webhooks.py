@@ -50,6 +50,7 @@ def test_create_returns_the_secret_once_and_lists_without_it(api: TestClient) ->
         "evaluation.stalled",
         "evaluation.stopped_by_budget",
         "evaluation.succeeded",
+        "grade_batch.completed",
     ]
     listed = api.get("/v1/webhooks").json()
     assert [h["id"] for h in listed] == [body["id"]] and "secret" not in listed[0]

@@ -60,6 +60,14 @@ def _finished_evaluation(client: TestClient, team: TeamKeys, **extra: Any) -> di
         hook = client.post("/v1/webhooks", headers=team.admin, json={"url": "http://127.0.0.1:9/hook"})
         assert hook.status_code == 201, hook.text
         ids["webhook_id"] = hook.json()["id"]
+    transcript = '{"crisis_expected": false, "messages": [], "reply": "Hello."}'
+    batch = client.post(
+        "/v1/grade/batches",
+        headers={**team.admin, "Content-Type": "application/x-ndjson"},
+        content=transcript.encode(),
+    )
+    assert batch.status_code == 202, batch.text
+    ids["batch_id"] = batch.json()["id"]
     return ids
 
 
@@ -75,6 +83,7 @@ ID_SOURCES = {
     "b": "evaluation_id",
     "label_id": "item_key",
     "webhook_id": "webhook_id",
+    "batch_id": "batch_id",
 }
 
 

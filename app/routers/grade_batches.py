@@ -1,0 +1,142 @@
+"""/v1/grade/batches: grade production logs in bulk; a JSONL upload graded in the background."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import structlog
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.responses import StreamingResponse
+from sse_starlette import EventSourceResponse
+
+from app.deps import AppState, CurrentKey, LibraryDep, QueueDep, SessionDep, get_state
+from app.queue.base import QueueUnavailable
+from app.services import grade_batches as service
+from app.services.events import parse_last_event_id
+from app.services.grade_batch_report import batch_report
+from app.store.grade_batches import shard_count
+
+log = structlog.get_logger("helmbench.api")
+router = APIRouter(prefix="/v1/grade/batches", tags=["grading"])
+UPLOAD_PATH = "/v1/grade/batches"
+StateDep = Annotated[AppState, Depends(get_state)]
+
+_UPLOAD_DOC: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "One transcript per line, each as POST /v1/grade takes it: "
+        "{country, crisis_expected, crisis_category?, messages, reply}.",
+        "content": {media: {"schema": {"type": "string"}} for media in service.JSONL_TYPES},
+    }
+}
+
+
+@router.post("", status_code=202, response_model=service.GradeBatchAccepted, openapi_extra=_UPLOAD_DOC)
+async def upload_batch(
+    request: Request, key: CurrentKey, state: StateDep, queue: QueueDep, response: Response
+) -> service.GradeBatchAccepted:
+    """Store every line of the upload, then grade the batch in the background (202 at once after the upload).
+
+    A line that is not JSON or not a transcript is kept with its line number and the field at fault, and the
+    rest are graded; watch `GET /v1/grade/batches/{id}`.
+    """
+    service.check_content_type(request.headers.get("content-type"))
+    batch = await service.ingest(
+        chunks=request.stream(), engine=state.deps.engine, settings=state.deps.settings, team_id=key.team_id
+    )
+    if batch.status != "succeeded":
+        try:
+            shards = shard_count(batch.last_line, state.deps.settings.grade_batch_shard_lines)
+            await queue.enqueue_grade_batch(batch.id, shards)
+        except QueueUnavailable as exc:  # stored is accepted: the next start of an API process queues it
+            log.warning(
+                "queue unreachable; the grade batch is queued later", batch_id=batch.id, error=str(exc)
+            )
+    response.headers["Location"] = f"{UPLOAD_PATH}/{batch.id}"
+    return service.GradeBatchAccepted(id=batch.id, status=batch.status, lines=batch.lines, bad=batch.bad)
+
+
+@router.get("/{batch_id}", response_model=service.GradeBatchPublic)
+def get_batch(batch_id: str, key: CurrentKey, session: SessionDep) -> service.GradeBatchPublic:
+    """Status and progress: lines uploaded, graded, and refused."""
+    return service.public_batch(service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id))
+
+
+@router.get(
+    "/{batch_id}/events",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "content": {"text/event-stream": {}},
+            "description": "`progress` events, then one `end` when every line is settled.",
+        }
+    },
+)
+def batch_events(
+    batch_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    state: StateDep,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=20)] = None,
+) -> EventSourceResponse:
+    """Live progress as Server-Sent Events, resumable with Last-Event-ID."""
+    service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    session.close()  # the stream may last long: give the pooled connection back, each poll takes its own
+    events = service.progress_events(
+        engine=state.deps.engine,
+        batch_id=batch_id,
+        last_event_id=parse_last_event_id(last_event_id),
+        poll_s=state.deps.settings.events_poll_s,
+    )
+    return EventSourceResponse(events, ping=15, headers={"Cache-Control": "no-store"})
+
+
+@router.get("/{batch_id}/results", response_model=service.BatchResultsPage)
+def get_results(
+    batch_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    cursor: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> service.BatchResultsPage:
+    """Graded lines in line order, each with what POST /v1/grade answers for it."""
+    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    return service.results_page(session=session, batch=batch, cursor=cursor, limit=limit)
+
+
+@router.get("/{batch_id}/errors", response_model=service.BadLinesPage)
+def get_errors(
+    batch_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    cursor: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> service.BadLinesPage:
+    """Refused lines by number, each with the field at fault and why."""
+    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    return service.bad_lines_page(session=session, batch=batch, cursor=cursor, limit=limit)
+
+
+@router.get("/{batch_id}/export")
+def export_batch(
+    batch_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    state: StateDep,
+    format: Literal["csv", "jsonl"] = "jsonl",  # noqa: A002 - the query parameter's public name
+) -> StreamingResponse:
+    """Every graded line, streamed a page at a time: CSV (one row a line) or JSONL (one result a line)."""
+    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    media = "text/csv" if format == "csv" else "application/x-ndjson"
+    return StreamingResponse(
+        service.export_chunks(state.deps.engine, batch.id, format),
+        media_type=media,
+        headers={"Content-Disposition": f'attachment; filename="{batch.id}.{format}"'},
+    )
+
+
+@router.get("/{batch_id}/report")
+def get_report(batch_id: str, key: CurrentKey, session: SessionDep, library: LibraryDep) -> dict[str, Any]:
+    """The evaluation report's metrics that free transcripts carry what they need for, and which they do not."""
+    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    return batch_report(session=session, batch=batch, library=library)

@@ -1,0 +1,316 @@
+"""Grade batches: a JSONL upload streamed line by line into the store, then read back as pages and exports.
+
+The body never sits whole in memory: bytes are split into lines as they arrive, each line is validated as the
+transcript POST /v1/grade takes, and every `grade_batch_chunk_lines` lines are written in one transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, Field
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session
+
+from app.config import Settings
+from app.problems import Problem
+from app.services.grading import parse_transcript_line
+from app.store import grade_batches as store
+from app.store.db import session_scope
+from app.store.models import GradeBatch, GradeBatchLine
+from app.store.retry import is_transient
+
+JSONL_TYPES = ("application/x-ndjson", "application/jsonl")
+EXPORT_PAGE = 1000
+
+
+class GradeBatchAccepted(BaseModel):
+    id: str
+    status: str
+    lines: int
+    bad: int
+
+
+class GradeBatchPublic(BaseModel):
+    id: str
+    status: str = Field(description="uploading, queued, running or succeeded (every line graded or refused)")
+    lines: int = Field(description="Transcript lines uploaded (blank lines are not counted).")
+    graded: int
+    bad: int = Field(description="Lines refused (not JSON, or not a transcript); see /errors.")
+    error: str | None = None
+
+
+class BatchResult(BaseModel):
+    line: int
+    result: dict[str, Any] = Field(description="What POST /v1/grade answers for this line's transcript.")
+
+
+class BatchResultsPage(BaseModel):
+    items: list[BatchResult]
+    next_cursor: str | None
+
+
+class BadLine(BaseModel):
+    line: int
+    field: str | None
+    error: str
+
+
+class BadLinesPage(BaseModel):
+    items: list[BadLine]
+    next_cursor: str | None
+
+
+def public_batch(batch: GradeBatch) -> GradeBatchPublic:
+    return GradeBatchPublic(
+        id=batch.id,
+        status=batch.status,
+        lines=batch.lines,
+        graded=batch.graded,
+        bad=batch.bad,
+        error=batch.error,
+    )
+
+
+def check_content_type(content_type: str | None) -> None:
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media not in JSONL_TYPES:
+        raise Problem(
+            415,
+            "Unsupported media type",
+            f"Content-Type: {media or 'none'} given; a batch is JSONL ({' or '.join(JSONL_TYPES)})",
+            field="Content-Type",
+        )
+
+
+async def split_lines(
+    chunks: AsyncIterator[bytes], *, max_line_bytes: int, idle_timeout_s: float
+) -> AsyncIterator[tuple[int, bytes | None]]:
+    """(line number, bytes) for each line as its bytes arrive; None for a line longer than max_line_bytes.
+
+    A client that sends nothing for idle_timeout_s gets 408: an upload may take long, but never stall.
+    """
+    pending = bytearray()
+    number, too_long = 0, False
+    while True:
+        try:
+            async with asyncio.timeout(idle_timeout_s):
+                chunk = await anext(chunks, None)
+        except TimeoutError as exc:
+            raise Problem(
+                408, "Request timeout", f"no upload data for {idle_timeout_s:g} s", field="body"
+            ) from exc
+        if chunk is None:
+            break
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            number += 1
+            if too_long or len(pending) + end - start > max_line_bytes:
+                yield number, None
+            else:
+                pending += chunk[start:end]
+                yield number, bytes(pending)
+            pending.clear()
+            too_long, start = False, end + 1
+        if not too_long:
+            pending += chunk[start:]
+            if len(pending) > max_line_bytes:
+                too_long = True
+                pending.clear()
+    if too_long or pending.strip():
+        yield number + 1, None if too_long else bytes(pending)
+
+
+def line_row(number: int, raw: bytes | None, max_line_bytes: int) -> store.LineRow | None:
+    """A stored line for what arrived: its transcript, or the refusal with its field; None for a blank line."""
+    if raw is None:
+        return store.LineRow(
+            number, error_field="body", error=f"body: the line is longer than {max_line_bytes} bytes"
+        )
+    if not raw.strip():
+        return None
+    try:
+        transcript = parse_transcript_line(raw)
+    except Problem as exc:
+        return store.LineRow(number, error_field=exc.field, error=exc.detail)
+    return store.LineRow(number, transcript=transcript.model_dump(mode="json"))
+
+
+def _in_scope(engine: Engine, fn: Callable[..., Any], /, **kwargs: Any) -> Any:
+    with session_scope(engine) as session:
+        return fn(session=session, **kwargs)
+
+
+async def ingest(
+    *, chunks: AsyncIterator[bytes], engine: Engine, settings: Settings, team_id: str
+) -> GradeBatch:
+    """Store the upload in chunks and leave the batch queued; over the line limit, nothing is kept (413)."""
+    batch_id: str = await run_in_threadpool(_in_scope, engine, _create, team_id=team_id)
+    rows: list[store.LineRow] = []
+    count = last = 0
+    try:
+        async for number, raw in split_lines(
+            chunks, max_line_bytes=settings.max_body_bytes, idle_timeout_s=settings.body_timeout_s
+        ):
+            last = number
+            row = line_row(number, raw, settings.max_body_bytes)
+            if row is None:
+                continue
+            count += 1
+            if count > settings.grade_batch_max_lines:
+                raise Problem(
+                    413,
+                    "Content too large",
+                    f"body: more than {settings.grade_batch_max_lines} lines; split the file",
+                    field="body",
+                    limit=settings.grade_batch_max_lines,
+                )
+            rows.append(row)
+            if len(rows) >= settings.grade_batch_chunk_lines:
+                await run_in_threadpool(
+                    _in_scope, engine, store.add_lines, batch_id=batch_id, rows=rows, last_line=last
+                )
+                rows = []
+        await run_in_threadpool(
+            _in_scope, engine, store.add_lines, batch_id=batch_id, rows=rows, last_line=last
+        )
+        await run_in_threadpool(_in_scope, engine, store.mark_queued, batch_id=batch_id)
+    except BaseException:
+        await asyncio.shield(run_in_threadpool(_in_scope, engine, store.discard_batch, batch_id=batch_id))
+        raise
+    return await run_in_threadpool(_in_scope, engine, _reload, batch_id=batch_id)
+
+
+def _create(*, session: Session, team_id: str) -> str:
+    return store.create_batch(session=session, team_id=team_id).id
+
+
+def _reload(*, session: Session, batch_id: str) -> GradeBatch:
+    batch = session.get(GradeBatch, batch_id)
+    assert batch is not None
+    session.expunge(batch)
+    return batch
+
+
+def get_batch(*, session: Session, team_id: str, batch_id: str) -> GradeBatch:
+    """The team's batch; another team's is as unknown as a missing one (404)."""
+    batch = store.get_batch(session=session, team_id=team_id, batch_id=batch_id)
+    if batch is None:
+        raise Problem(404, "Not found", f"no grade batch {batch_id!r}", field="batch_id")
+    return batch
+
+
+def _after(cursor: str | None) -> int:
+    try:
+        return int(cursor) if cursor else 0
+    except ValueError as exc:
+        raise Problem(422, "Invalid request", "cursor: not a cursor this API issued", field="cursor") from exc
+
+
+def _next_cursor(rows: list[GradeBatchLine], limit: int) -> str | None:
+    return str(rows[limit - 1].line) if len(rows) > limit else None
+
+
+def results_page(*, session: Session, batch: GradeBatch, cursor: str | None, limit: int) -> BatchResultsPage:
+    """Graded lines in line order; the cursor is the last line number seen, stable while grades arrive."""
+    rows = store.graded_page(session=session, batch_id=batch.id, after_line=_after(cursor), limit=limit + 1)
+    items = [BatchResult(line=r.line, result=r.result or {}) for r in rows[:limit]]
+    return BatchResultsPage(items=items, next_cursor=_next_cursor(rows, limit))
+
+
+def bad_lines_page(*, session: Session, batch: GradeBatch, cursor: str | None, limit: int) -> BadLinesPage:
+    rows = store.bad_page(session=session, batch_id=batch.id, after_line=_after(cursor), limit=limit + 1)
+    items = [BadLine(line=r.line, field=r.error_field, error=r.error or "") for r in rows[:limit]]
+    return BadLinesPage(items=items, next_cursor=_next_cursor(rows, limit))
+
+
+def graded_rows(engine: Engine, batch_id: str) -> Iterator[list[GradeBatchLine]]:
+    """Every graded line, a page at a time, each page read in its own short session."""
+    after = 0
+    while True:
+        with Session(engine) as session:
+            rows = store.graded_page(session=session, batch_id=batch_id, after_line=after, limit=EXPORT_PAGE)
+            for row in rows:
+                session.expunge(row)
+        if not rows:
+            return
+        yield rows
+        after = rows[-1].line
+
+
+CSV_COLUMNS = ("line", "verdict", "likert_score", "likert_source", "reasons", "checks")
+
+
+def _csv_row(row: GradeBatchLine) -> list[Any]:
+    result = row.result or {}
+    likert = result.get("likert") or {}
+    return [
+        row.line,
+        result.get("verdict"),
+        likert.get("score"),
+        likert.get("source"),
+        "; ".join(result.get("reasons") or []),
+        json.dumps(result.get("checks") or {}, sort_keys=True),
+    ]
+
+
+def export_chunks(engine: Engine, batch_id: str, fmt: str) -> Iterator[str]:
+    """The graded lines as CSV or JSONL text, a page at a time (a streamed response's body)."""
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(CSV_COLUMNS)
+        for rows in graded_rows(engine, batch_id):
+            writer.writerows(_csv_row(r) for r in rows)
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+        yield buffer.getvalue()
+        return
+    for rows in graded_rows(engine, batch_id):
+        yield "".join(
+            json.dumps({"line": r.line, **(r.result or {})}, ensure_ascii=False) + "\n" for r in rows
+        )
+
+
+def _status(engine: Engine, batch_id: str) -> GradeBatchPublic | None:
+    with Session(engine) as session:
+        batch = session.get(GradeBatch, batch_id)
+        return public_batch(batch) if batch else None
+
+
+async def progress_events(
+    *, engine: Engine, batch_id: str, last_event_id: int | None, poll_s: float
+) -> AsyncIterator[dict[str, Any]]:
+    """`progress` when more lines are settled (graded or refused) than the client has seen, then one `end`.
+
+    As for evaluations (app/services/events.py), the id is the count settled, so a reconnect with Last-Event-ID
+    resumes rather than replays, and a poll the database cannot answer is skipped.
+    """
+    seen = last_event_id if last_event_id is not None else -1
+    while True:
+        try:
+            status = await asyncio.to_thread(_status, engine, batch_id)
+        except SQLAlchemyError as exc:
+            if not is_transient(exc):
+                raise
+            await asyncio.sleep(poll_s)
+            continue
+        if status is None:
+            return
+        settled = status.graded + status.bad
+        data = status.model_dump_json()
+        if status.status in ("succeeded", "failed"):
+            yield {"event": "end", "id": str(settled), "data": data}
+            return
+        if settled > seen:
+            yield {"event": "progress", "id": str(settled), "data": data, "retry": 1000}
+            seen = settled
+        await asyncio.sleep(poll_s)
