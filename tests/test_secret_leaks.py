@@ -183,6 +183,16 @@ def test_credentials_appear_nowhere_but_encrypted(
         ids["key_id"] = client.get("/v1/keys").json()[0]["id"]
         ids["webhook_id"] = hook.json()["id"]
         ids["team_id"] = client.get("/v1/teams").json()[0]["id"]
+        schedule = client.post("/v1/schedules", json={"target_id": target_id, "every_minutes": 1440})
+        assert schedule.status_code == 201, schedule.text
+        ids["schedule_id"] = schedule.json()["id"]
+        batch = client.post(
+            "/v1/grade/batches",
+            headers={"Content-Type": "application/x-ndjson"},
+            content=b'{"crisis_expected": false, "messages": [], "reply": "Hello."}',
+        )
+        assert batch.status_code == 202, batch.text
+        ids["batch_id"] = batch.json()["id"]
         answers = _get_everything(client, ids)
         assert len(answers) >= 10 and all(a.status_code < 500 for a in answers)
         seen += [a.text for a in answers]

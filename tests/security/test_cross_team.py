@@ -68,6 +68,11 @@ def _finished_evaluation(client: TestClient, team: TeamKeys, **extra: Any) -> di
     )
     assert batch.status_code == 202, batch.text
     ids["batch_id"] = batch.json()["id"]
+    schedule = client.post(
+        "/v1/schedules", headers=team.admin, json={"target_id": target_id, "every_minutes": 1440}
+    )
+    assert schedule.status_code == 201, schedule.text
+    ids["schedule_id"] = schedule.json()["id"]
     return ids
 
 
@@ -84,6 +89,7 @@ ID_SOURCES = {
     "label_id": "item_key",
     "webhook_id": "webhook_id",
     "batch_id": "batch_id",
+    "schedule_id": "schedule_id",
 }
 
 
