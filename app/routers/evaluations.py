@@ -12,6 +12,7 @@ from app.deps import CurrentKey, LibraryDep, QueueDep, SecretsDep, SessionDep, S
 from app.http_cache import PRIVATE_CACHE, BodyCacheDep, conditional_json, json_bytes
 from app.problems import Problem
 from app.queue.base import QueueUnavailable
+from app.routers.paging import newest_first
 from app.schemas import (
     EvaluationAccepted,
     EvaluationCreate,
@@ -83,13 +84,13 @@ def list_evaluations(
     cursor: str | None = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> EvaluationPage:
-    try:
-        rows = ev_store.list_evaluations(session=session, team_id=key.team_id, limit=limit + 1, cursor=cursor)
-    except ValueError as exc:
-        raise Problem(422, "Invalid request", "cursor: not a cursor this API issued", field="cursor") from exc
-    more = len(rows) > limit
-    rows = rows[:limit]
-    next_cursor = ev_store.encode_cursor(rows[-1].created_at, rows[-1].id) if more else None
+    rows, next_cursor = newest_first(
+        lambda n, after: ev_store.list_evaluations(
+            session=session, team_id=key.team_id, limit=n, cursor=after
+        ),
+        limit,
+        cursor,
+    )
     return EvaluationPage(
         items=[public_evaluation(session=session, evaluation=r) for r in rows], next_cursor=next_cursor
     )

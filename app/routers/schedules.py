@@ -8,10 +8,10 @@ from fastapi import APIRouter, Query, Response
 
 from app.deps import CurrentKey, LibraryDep, SessionDep, SettingsDep
 from app.problems import Problem
+from app.routers.paging import newest_first
 from app.schemas import RegressionPage, ScheduleCreate, SchedulePatch, SchedulePublic
 from app.services import schedules as service
 from app.services.regressions import public_regression
-from app.store import evaluations as ev_store
 from app.store import schedules as store
 from app.store.models import Schedule, utcnow
 
@@ -88,11 +88,9 @@ def list_regressions(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> RegressionPage:
     """Newest first, one row per regressed metric of an evaluation."""
-    try:
-        rows = store.list_regressions(session=session, team_id=key.team_id, limit=limit + 1, cursor=cursor)
-    except ValueError as exc:
-        raise Problem(422, "Invalid request", "cursor: not a cursor this API issued", field="cursor") from exc
-    more = len(rows) > limit
-    rows = rows[:limit]
-    next_cursor = ev_store.encode_cursor(rows[-1].created_at, rows[-1].id) if more else None
+    rows, next_cursor = newest_first(
+        lambda n, after: store.list_regressions(session=session, team_id=key.team_id, limit=n, cursor=after),
+        limit,
+        cursor,
+    )
     return RegressionPage(items=[public_regression(r) for r in rows], next_cursor=next_cursor)
