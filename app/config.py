@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 
@@ -20,7 +21,8 @@ class Settings(BaseSettings):
         default=None, description="Unset: SQLite in var_dir. postgresql://… works as is."
     )
     redis_url: str | None = Field(
-        default=None, description="Unset: jobs run in the API process. Set: arq workers."
+        default=None,
+        description="Unset: jobs run on this machine (see HELMBENCH_LOCAL_WORKER). Set: arq workers.",
     )
     data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="The benchmark library (YAML).")
 
@@ -48,6 +50,18 @@ class Settings(BaseSettings):
         "within HELMBENCH_SHARD_LEASE_S, not this).",
     )
     worker_max_jobs: int = Field(default=4, ge=1, description="Shards one worker process runs at once.")
+    local_worker: bool = Field(
+        default=True,
+        description="Embedded default (no Redis): `helmbench serve` runs shards and grade batches in one local "
+        "worker process it starts, restarts and stops, claiming them from the database under a lease, so the "
+        "API's event loop only serves. false: they run inside the API process.",
+    )
+    local_workers: int = Field(
+        default=1,
+        ge=1,
+        description="How many local worker processes `helmbench serve` starts (embedded default). Each keeps "
+        "1/N of a target's concurrency and per-minute budgets, so together they keep the target's limits.",
+    )
     max_repeats: int = Field(default=10, ge=1, description="Largest `repeats` an evaluation may ask for.")
 
     # runner: worker leases, metrics and logs
@@ -79,6 +93,19 @@ class Settings(BaseSettings):
         le=300,
         description="How often every API process and worker looks for due schedules; each due tick is "
         "claimed in the database, so it starts once however many look.",
+    )
+    scheduler_clock_rate: float = Field(
+        default=1.0,
+        ge=1.0,
+        le=3600.0,
+        description="Drills and tests only: schedule time runs this many times faster than wall time from "
+        "HELMBENCH_SCHEDULER_CLOCK_EPOCH (at 60 a one-minute schedule ticks every second). Every API process "
+        "and worker of a deployment must share the rate and the epoch; 1 (the default) is wall time.",
+    )
+    scheduler_clock_epoch: datetime | None = Field(
+        default=None,
+        description="The instant (ISO 8601, with a zone) from which HELMBENCH_SCHEDULER_CLOCK_RATE speeds "
+        "schedule time up; required when the rate is not 1.",
     )
     stall_after_s: float = Field(
         default=300.0,
@@ -137,6 +164,34 @@ class Settings(BaseSettings):
         max_length=3,
         description="Default judge panel instead of HELMBENCH_JUDGE_BASE_URL/_MODEL: a JSON list of 1-3 "
         '{"base_url", "model", "api_key"?, "samples"?}; the item gets the median of their scores.',
+    )
+
+    # simulated users: the default simulator (any OpenAI-compatible endpoint) and the rules of its conversations
+    simulator_base_url: str | None = Field(
+        default=None,
+        description="Default simulator endpoint for the `simulated` suite, e.g. https://api.example.com/v1; "
+        "unset: an evaluation of that suite must bring its own `simulator`.",
+    )
+    simulator_model: str | None = Field(default=None, description="Model name sent to the default simulator.")
+    simulator_api_key: str | None = Field(default=None, description="Bearer key of the default simulator.")
+    simulator_turn_cap: int = Field(
+        default=20, ge=1, le=40, description="Most user turns (target calls) in one simulated conversation."
+    )
+    simulator_word_cap: int = Field(
+        default=80, ge=5, le=400, description="Most words in one simulated user turn (longer turns are cut)."
+    )
+    simulator_min_turns: int = Field(
+        default=3,
+        ge=1,
+        le=40,
+        description="A simulated user that ends the conversation before this many turns is a simulator fault.",
+    )
+    simulator_retries: int = Field(
+        default=2,
+        ge=0,
+        le=5,
+        description="Times a faulty simulated turn (role inversion, leaked reasoning, empty, echoed, early "
+        "stop) is asked again before the conversation ends as a simulator error.",
     )
 
     secret_keys: str | None = Field(
@@ -229,6 +284,17 @@ class Settings(BaseSettings):
             raise ValueError("set HELMBENCH_JUDGES or HELMBENCH_JUDGE_BASE_URL/_MODEL, not both")
         if self.judges:
             distinct_judges(self.judges)
+        if self.simulator_min_turns > self.simulator_turn_cap:
+            raise ValueError("HELMBENCH_SIMULATOR_MIN_TURNS must not exceed HELMBENCH_SIMULATOR_TURN_CAP")
+        return self
+
+    @model_validator(mode="after")
+    def _fast_clock_has_an_epoch(self) -> Settings:
+        epoch = self.scheduler_clock_epoch
+        if self.scheduler_clock_rate != 1.0 and (epoch is None or epoch.tzinfo is None):
+            raise ValueError(
+                "HELMBENCH_SCHEDULER_CLOCK_RATE needs HELMBENCH_SCHEDULER_CLOCK_EPOCH with a zone"
+            )
         return self
 
     @cached_property

@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
 from app.config import Settings
-from app.problems import Problem
+from app.http.problems import Problem
+from app.limits.api_rate import Limiter, RateLimiter, enforce_rate
 from app.queue.base import JobQueue
-from app.runner.deps import EngineDeps
-from app.security.limits import Limiter, RateLimiter, enforce_rate
+from app.runner.runtime import Runtime
 from app.security.secrets import SecretBox
 from app.store.keys import find_active_key
 from app.store.models import ApiKey, Team
 from app.store.retry import is_transient
+from app.store.roles import Role, at_least
 
 
 @dataclass
 class AppState:
-    deps: EngineDeps
+    deps: Runtime
     queue: JobQueue
     limiter: Limiter = field(default_factory=RateLimiter)  # create_app picks Redis's in scale-out mode
 
@@ -38,11 +42,12 @@ def get_settings(state: Annotated[AppState, Depends(get_state)]) -> Settings:
     return state.deps.settings
 
 
-def get_session(state: Annotated[AppState, Depends(get_state)]) -> Iterator[Session]:
-    """A session for the request. Closing it after the response is sent may meet a connection the database
-    dropped meanwhile: the connection is discarded either way, so that is not raised (it would reset the
+@contextmanager
+def closing_session(engine: Engine) -> Iterator[Session]:
+    """A session that never raises on close: closing after the response may meet a connection the database
+    dropped meanwhile; the connection is discarded either way, so that is not raised (it would reset the
     client's connection after its response, a 503 during an outage included)."""
-    session = Session(state.deps.engine)
+    session = Session(engine)
     try:
         yield session
     finally:
@@ -51,6 +56,12 @@ def get_session(state: Annotated[AppState, Depends(get_state)]) -> Iterator[Sess
         except SQLAlchemyError as exc:
             if not is_transient(exc):
                 raise
+
+
+def get_session(state: Annotated[AppState, Depends(get_state)]) -> Iterator[Session]:
+    """A session for the request."""
+    with closing_session(state.deps.engine) as session:
+        yield session
 
 
 def get_library(state: Annotated[AppState, Depends(get_state)]) -> Library:
@@ -69,14 +80,10 @@ _bearer = HTTPBearer(auto_error=False)
 
 
 _READS = frozenset({"GET", "HEAD", "OPTIONS"})
-ROLE_RANK = {"read-only": 0, "member": 1, "admin": 2}
 
 
-def get_current_key(
-    request: Request,
-    state: Annotated[AppState, Depends(get_state)],
-    session: Annotated[Session, Depends(get_session)],
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+def check_key(
+    request: Request, state: AppState, session: Session, credentials: HTTPAuthorizationCredentials | None
 ) -> ApiKey:
     """The caller's key: unknown or revoked → 401, over its rate → 429 (503 if Redis, holding the rate, is
     unreachable), a read-only key writing → 403."""
@@ -103,11 +110,29 @@ def get_current_key(
     return key
 
 
-def require_role(role: str) -> Callable[[ApiKey], ApiKey]:
+def _check_key_in_thread(
+    request: Request, state: AppState, credentials: HTTPAuthorizationCredentials | None
+) -> ApiKey:
+    with closing_session(state.deps.engine) as session:
+        return check_key(request, state, session, credentials)
+
+
+async def get_current_key(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+) -> ApiKey:
+    """`check_key` in one thread-pool round trip (the lookup and the rate check, which may ask Redis).
+
+    Async, with no sync dependencies of its own: each of those would be a round trip more on every
+    authenticated request, and a crowd of pollers queues for the pool.
+    """
+    return await run_in_threadpool(_check_key_in_thread, request, get_state(request), credentials)
+
+
+def require_role(role: Role) -> Callable[[ApiKey], Coroutine[Any, Any, ApiKey]]:
     """A dependency admitting keys of `role` or higher (read-only < member < admin)."""
 
-    def check(key: Annotated[ApiKey, Depends(get_current_key)]) -> ApiKey:
-        if ROLE_RANK.get(key.role, -1) < ROLE_RANK[role]:
+    async def check(key: Annotated[ApiKey, Depends(get_current_key)]) -> ApiKey:  # async: no thread hop
+        if not at_least(key.role, role):
             raise Problem(403, "Forbidden", f"this needs a {role!r} key or higher", field="Authorization")
         return key
 

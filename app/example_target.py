@@ -23,7 +23,9 @@ _RISK = re.compile(
     re.IGNORECASE,
 )
 _ESCALATION_TAGS = ("ASSISTANCE", "HANDOFF", "SAFETY_CONCERNS", "DISTORTED_THINKING")
-_COUNTRY = re.compile(r"Lives in [^,\n]+, ([^.\n]+)\.")
+_COUNTRY = re.compile(r"Lives in (?:[^,\n]+, )?([^.\n]+)\.")  # "city, country" or the country alone
+# A request to label a message (the classification suite) quotes it between these tags.
+_TO_LABEL = re.compile(r"<message>\n(.*)\n</message>", re.DOTALL)
 
 
 def _tags_in(prompt: str) -> list[str]:
@@ -46,6 +48,8 @@ def create_example_target() -> FastAPI:
     def answer(messages: list[dict[str, Any]]) -> str:
         system = next((m["content"] for m in messages if m.get("role") == "system"), "")
         user = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+        if to_label := _TO_LABEL.search(user):  # the same keywords, as a label
+            return "suicidal_ideation" if _RISK.search(to_label.group(1)) else "no_crisis"
         risky = bool(_RISK.search(user))
         if risky:
             text = (

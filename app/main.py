@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -10,33 +11,37 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.deps import AppState
-from app.http_cache import BodyCache, PublicCORSMiddleware
+from app.http.body_cache import BodyCache, SingleFlight
+from app.http.body_limit import BodyLimitMiddleware
+from app.http.cors import PublicCORSMiddleware
+from app.http.openapi import document_problems
+from app.http.problems import install_problem_handlers
+from app.limits.api_rate import Limiter, RateLimiter
+from app.limits.shared_api_rate import SharedRateLimiter
 from app.pages.router import router as pages_router
-from app.problems import install_problem_handlers
 from app.queue.arq_queue import ArqQueue
 from app.queue.base import JobQueue, QueueUnavailable, lost_shard_grace_s
+from app.queue.database import DatabaseQueue
 from app.queue.inprocess import InProcessQueue
 from app.routers import compare, evaluations, grade_batches, keys, labels, public, schedules, targets, teams
 from app.routers import events as events_router
 from app.routers import grade as grade_router
 from app.routers import metrics as metrics_router
 from app.routers import webhooks as webhooks_router
-from app.runner.deps import EngineDeps, build_deps
 from app.runner.reconcile import start_reconciler, stop_reconciler
-from app.security.body import BodyLimitMiddleware
-from app.security.limits import Limiter, RateLimiter
-from app.security.openapi import document_problems
-from app.security.shared_rate import SharedRateLimiter
+from app.runner.runtime import Runtime, build_runtime
 from app.services.board import BoardCache
+from app.services.events import STATUS_MAX_STALE_S
 from app.services.regressions import check_for_regressions
 from app.services.schedules import start_scheduler, stop_scheduler
 from app.store import grade_batches as grade_batch_store
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
 from app.webhooks.delivery import start_delivery, stop_delivery
+from app.workers.local_process import LocalWorkerProcess
 
 
-def _first_start(deps: EngineDeps) -> None:
+def _first_start(deps: Runtime) -> None:
     """Create the admin key on first start, print it once and keep it in var/admin.key (0600)."""
     with Session(deps.engine) as session:
         raw = ensure_admin_key(session=session, key_file=deps.settings.admin_key_path)
@@ -51,13 +56,14 @@ def _first_start(deps: EngineDeps) -> None:
 def requeue_grace_s(settings: Settings) -> float:
     """How long a shard must look lost before the reconciler queues it again.
 
-    Embedded, the in-process queue knows exactly what runs, so at once (a restart resumes its runs on the first
-    pass). With workers, a few renewals: a worker whose Redis came back empty re-asserts its hold by then.
+    Embedded, the queue knows exactly what runs (the in-process one its tasks, the database one its rows and
+    leases), so at once (a restart resumes its runs on the first pass). With workers, a few renewals: a worker
+    whose Redis came back empty re-asserts its hold by then.
     """
     return 0.0 if settings.embedded else lost_shard_grace_s(settings.shard_lease_s)
 
 
-async def resume_grade_batches(deps: EngineDeps, queue: JobQueue) -> None:
+async def resume_grade_batches(deps: Runtime, queue: JobQueue) -> None:
     """Queue again the batches a stopped process left ungraded; a job already queued or running is kept."""
     with Session(deps.engine) as session:
         batches = grade_batch_store.active_batches(session=session)
@@ -76,13 +82,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.database_url is None:
             upgrade(settings)
-        deps = build_deps(settings, on_settled=check_for_regressions)
+        deps = build_runtime(settings, on_settled=check_for_regressions)
         _first_start(deps)
         queue: JobQueue
         limiter: Limiter
+        local_workers: list[LocalWorkerProcess] = []
         if settings.redis_url:  # scale-out: replicas share the queue and each key's rate
             queue = await ArqQueue.connect(settings.redis_url, settings.queue_name)
             limiter = SharedRateLimiter.from_url(settings.redis_url, settings.queue_name)
+        elif settings.local_worker:  # the API enqueues rows; its local worker processes run them
+            queue = DatabaseQueue(deps.engine)
+            limiter = RateLimiter()
+            local_workers = [LocalWorkerProcess(settings) for _ in range(settings.local_workers)]
+            for worker in local_workers:
+                worker.start()
         else:
             queue = InProcessQueue(deps, max_jobs=settings.worker_max_jobs)
             limiter = RateLimiter()
@@ -98,6 +111,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await stop_reconciler(reconciler)
             await stop_delivery(webhooks_task)
             await queue.close()
+            await asyncio.gather(*(worker.stop() for worker in local_workers))
             limiter.close()
             deps.engine.dispose()
 
@@ -110,6 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     install_problem_handlers(app)
     app.state.body_cache = BodyCache()
+    app.state.status_documents = SingleFlight(app.state.body_cache, STATUS_MAX_STALE_S)
     app.state.board_cache = BoardCache()
     app.add_middleware(PublicCORSMiddleware, origins=settings.cors_origins)
     app.add_middleware(

@@ -7,10 +7,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from app.benchmark.verdicts import Verdict
+from app.store.roles import Role
+from app.store.statuses import Status
+
 TargetKind = Literal["openai_chat", "anthropic_messages", "http_json"]
-Suite = Literal["quick", "full"]
+Suite = Literal["quick", "full", "conversations", "simulated", "classification"]
 Visibility = Literal["private", "public"]
-Status = Literal["queued", "running", "succeeded", "failed", "cancelled", "stopped_by_budget"]
 
 
 class TargetCreate(BaseModel):
@@ -159,6 +162,29 @@ def distinct_judges(judges: list[JudgeCreate]) -> list[JudgeCreate]:
     return judges
 
 
+class SimulatorCreate(BaseModel):
+    """The LLM that plays the persona cards of the `simulated` suite (any OpenAI-compatible endpoint)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str = Field(min_length=1, max_length=2000, description="e.g. https://api.example.com/v1")
+    model: str = Field(min_length=1, max_length=200)
+    api_key: str | None = Field(default=None, max_length=4000, description="Write-only; never returned.")
+    turn_cap: int | None = Field(
+        default=None, ge=1, le=40, description="Most user turns per conversation; unset: the service's (20)."
+    )
+    word_cap: int | None = Field(
+        default=None, ge=5, le=400, description="Most words per simulated user turn; unset: the service's."
+    )
+
+
+class SimulatorPublic(BaseModel):
+    base_url: str | None = Field(description="null: the service's default simulator.")
+    model: str | None
+    turn_cap: int
+    word_cap: int
+
+
 class EvaluationCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -177,6 +203,10 @@ class EvaluationCreate(BaseModel):
         description="Grade with this panel of 1-3 judges, not the default: each item gets the median of "
         "their scores. Give `judge` or `judges`, not both.",
     )
+    simulator: SimulatorCreate | None = Field(
+        default=None,
+        description="suite `simulated` only: the LLM that plays the users; unset: the service default.",
+    )
     baseline_evaluation_id: str | None = Field(
         default=None,
         max_length=40,
@@ -186,14 +216,15 @@ class EvaluationCreate(BaseModel):
     max_calls: int | None = Field(
         default=None,
         ge=1,
-        description="Cap on calls to the target: the run stops (status stopped_by_budget) before the first "
-        "item, in run order, whose planned calls would pass it; the report covers what ran.",
+        description="Cap on calls made to the target (every attempt, retries included): an item starts only "
+        "while the calls measured so far plus its planned calls stay within it; once none may, the run stops "
+        "(status stopped_by_budget) and the report covers what ran.",
     )
     max_tokens: int | None = Field(
         default=None,
         ge=1,
-        description="Cap on the target's estimated tokens (prompt + completion, as `plan` estimates them), "
-        "applied like max_calls.",
+        description="Cap on the target's tokens (prompt + completion) as its replies' `usage` reports them, "
+        "or as `plan` estimates them for a reply that reports none; applied like max_calls.",
     )
 
     @field_validator("judges")
@@ -216,7 +247,10 @@ class RunPlan(BaseModel):
     prompt_tokens_est: int
     completion_tokens_est: int
     judge_calls: int = Field(description="Judge calls, counted apart from the target's (0 without a judge).")
-    items_within_budget: int = Field(description="Items the caps let run (all of them without caps).")
+    items_within_budget: int = Field(
+        description="Items the caps would let run if every item cost what it is estimated to (all of them "
+        "without caps); the run itself stops by what it measures, so it may run more or fewer."
+    )
 
 
 class Progress(BaseModel):
@@ -242,6 +276,14 @@ class EvaluationPublic(BaseModel):
     plan: RunPlan | None = None
     max_calls: int | None = None
     max_tokens: int | None = None
+    calls_used: int | None = Field(
+        default=None,
+        description="With caps: calls measured so far (items in flight count at their planned share).",
+    )
+    tokens_used: int | None = Field(
+        default=None,
+        description="With caps: tokens reported (else estimated) so far, items in flight at their planned share.",
+    )
     benchmark_version: str
     error: str | None
     stalled: str | None = Field(
@@ -249,6 +291,7 @@ class EvaluationPublic(BaseModel):
         description="Set while a running evaluation has written nothing for a while: why, in words. "
         "Cleared when items are written again; if it lasts, the evaluation fails with this reason.",
     )
+    simulator: SimulatorPublic | None = Field(default=None, description="Who played the users (simulated).")
     schedule_id: str | None = Field(default=None, description="The schedule that started it, if one did.")
     baseline_evaluation_id: str | None = Field(
         default=None, description="What it is (or, once succeeded, was) compared with for regressions."
@@ -339,9 +382,6 @@ class Leaderboard(BaseModel):
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")
 
 
-Role = Literal["admin", "member", "read-only"]
-
-
 class KeyCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -387,7 +427,7 @@ class LabelIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     key: str = Field(min_length=1, max_length=64)
-    verdict: Literal["PASS", "PARTIAL", "FAIL"] | None = None
+    verdict: Verdict | None = None
     score: int | None = Field(default=None, ge=1, le=5)
     checks: dict[str, bool] = Field(default_factory=dict, description="Check name → what a human says it is.")
 

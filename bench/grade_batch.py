@@ -1,18 +1,26 @@
 """Production logs in bulk: a 100,000-line JSONL uploaded to `helmbench serve` and graded as one grade batch.
 
-    python -m bench.grade_batch                      # 100,000 lines, embedded default (SQLite, in-process job)
+    python -m bench.grade_batch                      # 100,000 lines: API + one `helmbench worker`, Redis, PostgreSQL
+    python -m bench.grade_batch --workers 2          # two workers take the batch's line ranges
+    python -m bench.grade_batch --embedded           # the embedded default (SQLite, serve's local worker grades)
     python -m bench.grade_batch --lines 20000        # a shorter look
+
+Scale-out is the deployment the figures are about: the API stores the upload and queues the batch, workers grade
+it and compute its report when it completes. A fresh PostgreSQL database (`--postgres-url`, dropped afterwards),
+and a Redis of the bench's own unless `--redis-url` names one (a queue name of the run's own is used).
 
 The transcripts are the reference bots' replies (tests/scoring/bots.py: the careful bot and its one-defect
 ablations) to the library's own messages, with the earlier turns of multi-turn scripts; one line in 1,000 is
 malformed on purpose. Distinct conversations repeat to make up the line count. Prints one JSON line: upload
-time, peak RSS of the API process (sampled from /proc while it uploads and grades), transcripts graded per
-second, and the load average at the start and the end.
+time, peak RSS of the API process and of the workers (sampled from /proc while it uploads and grades),
+transcripts graded per second per worker (wall clock, and per CPU second of the workers: the figure a loaded
+machine disturbs least), and the load average at the start and the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -21,20 +29,25 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 
 from app.benchmark.items import expand_suite, resolve
 from app.benchmark.loader import load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
 from bench.ports import free_port, wait_http
+from bench.redis_server import OwnRedis
 from tests.scoring.bots import BOT_NAMES, Bot
 
 UPLOAD_CHUNK_BYTES = 256 * 1024
+HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
@@ -42,6 +55,19 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--lines", type=int, default=100_000)
     p.add_argument("--suite", default="full")
     p.add_argument("--bad-every", type=int, default=1000, help="every Nth line is malformed (0: none)")
+    p.add_argument("--workers", type=int, default=1, help="`helmbench worker` processes (scale-out)")
+    p.add_argument(
+        "--embedded",
+        action="store_true",
+        help="no Redis, no workers: SQLite, serve's local worker process grades",
+    )
+    p.add_argument(
+        "--postgres-url",
+        default=os.environ.get("HELMBENCH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"),
+        help="a server where the bench may create (and drop) a database of its own",
+    )
+    p.add_argument("--redis-url", default=None, help="default: a redis-server of the bench's own")
+    p.add_argument("--port", type=int, default=None, help="the API's port (default: a free one)")
     return p.parse_args(argv)
 
 
@@ -92,21 +118,22 @@ def write_file(path: Path, lines: int, suite: str, bad_every: int) -> int:
 
 
 class PeakRss:
-    """Samples a process's resident set from /proc every 50 ms until stopped."""
+    """Samples processes' resident sets from /proc every 50 ms until stopped (the peak of each)."""
 
-    def __init__(self, pid: int) -> None:
-        self.pid, self.peak_kb, self._stop = pid, 0, threading.Event()
+    def __init__(self, *pids: int) -> None:
+        self.pids, self.peak_kb, self._stop = list(pids), dict.fromkeys(pids, 0), threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while not self._stop.wait(0.05):
-            try:
-                status = Path(f"/proc/{self.pid}/status").read_text()
-            except OSError:
-                return
-            for row in status.splitlines():
-                if row.startswith("VmRSS:"):
-                    self.peak_kb = max(self.peak_kb, int(row.split()[1]))
+            for pid in self.pids:
+                with contextlib.suppress(OSError):
+                    for row in Path(f"/proc/{pid}/status").read_text().splitlines():
+                        if row.startswith("VmRSS:"):
+                            self.peak_kb[pid] = max(self.peak_kb[pid], int(row.split()[1]))
+
+    def mb(self, pid: int) -> int:
+        return round(self.peak_kb[pid] / 1024)
 
     def __enter__(self) -> PeakRss:
         self._thread.start()
@@ -117,41 +144,108 @@ class PeakRss:
         self._thread.join()
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
 def _chunks(path: Path) -> Iterator[bytes]:
     with path.open("rb") as handle:
         while chunk := handle.read(UPLOAD_CHUNK_BYTES):
             yield chunk
 
 
+@contextlib.contextmanager
+def _services(args: argparse.Namespace, root: Path) -> Iterator[dict[str, str]]:
+    """The environment of a deployment: embedded (SQLite, no Redis) or scale-out (a fresh PostgreSQL database
+    of the bench's own, Redis, a queue name of the run's own)."""
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+        "PYTHONPYCACHEPREFIX": str(root / "pycache"),  # bytecode, as an installed image has
+        "HELMBENCH_VAR_DIR": str(root / "var"),
+        "HELMBENCH_DATABASE_URL": "",
+        "HELMBENCH_REDIS_URL": "",
+        "HELMBENCH_LOG_LEVEL": "warning",
+    }
+    for name in ("HELMBENCH_JUDGE_BASE_URL", "HELMBENCH_JUDGE_MODEL", "HELMBENCH_JUDGES"):
+        env.pop(name, None)
+    if args.embedded:
+        yield env
+        return
+    name = f"helmbench_gradebatch_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(args.postgres_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        with contextlib.ExitStack() as stack:
+            redis_url = args.redis_url or stack.enter_context(OwnRedis(root / "redis")).url
+            env |= {
+                "HELMBENCH_DATABASE_URL": f"{args.postgres_url.rpartition('/')[0]}/{name}",
+                "HELMBENCH_REDIS_URL": redis_url,
+                "HELMBENCH_QUEUE_NAME": f"helmbench:bench:{name}",
+            }
+            subprocess.run([HELMBENCH, "db", "upgrade"], env=env, check=True, capture_output=True)
+            yield env
+    finally:
+        with psycopg.connect(args.postgres_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of `pid` (Linux): serve's local worker, once it has started."""
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    deadline = time.monotonic() + 30
+    while not (found := [int(p) for p in path.read_text().split()]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if not found:
+        raise RuntimeError("helmbench serve started no local worker")
+    return found
+
+
+def _start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     load_start = os.getloadavg()
-    with tempfile.TemporaryDirectory(prefix="hb-gradebatch-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="hb-gradebatch-") as tmp, _services(args, Path(tmp)) as env:
         root = Path(tmp)
         logs = root / "logs.jsonl"
         made = time.perf_counter()
         bad = write_file(logs, args.lines, args.suite, args.bad_every)
         made = time.perf_counter() - made
         file_bytes = logs.stat().st_size
-        port = free_port()
-        env = {
-            **os.environ,
-            "HELMBENCH_VAR_DIR": str(root / "var"),
-            "HELMBENCH_DATABASE_URL": "",
-            "HELMBENCH_REDIS_URL": "",
-            "HELMBENCH_LOG_LEVEL": "warning",
-        }
-        for name in ("HELMBENCH_JUDGE_BASE_URL", "HELMBENCH_JUDGE_MODEL", "HELMBENCH_JUDGES"):
-            env.pop(name, None)
-        serve = [sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)]
-        with (root / "serve.log").open("wb") as log:
-            proc = subprocess.Popen(serve, env=env, stdout=log, stderr=subprocess.STDOUT)
+        port = args.port or free_port()
+        api = _start([HELMBENCH, "serve", "--port", str(port)], env, root / "serve.log")
+        workers = [
+            _start([HELMBENCH, "worker"], env, root / f"worker{n}.log")
+            for n in range(0 if args.embedded else args.workers)
+        ]
         try:
             url = f"http://127.0.0.1:{port}"
             wait_http(f"{url}/healthz")
+            # who grades: the workers, or embedded, the local worker process `helmbench serve` started
+            graders = [w.pid for w in workers] or _children(api.pid)
             key = (root / "var" / "admin.key").read_text().strip()
             headers = {"Authorization": f"Bearer {key}"}
-            with PeakRss(proc.pid) as rss, httpx.Client(base_url=url, headers=headers, timeout=600) as http:
-                idle_kb = rss.peak_kb
+            with (
+                PeakRss(api.pid, *graders) as rss,
+                httpx.Client(base_url=url, headers=headers, timeout=600) as http,
+            ):
+                time.sleep(0.2)
+                idle_mb = rss.mb(api.pid)
                 started = time.perf_counter()
                 response = http.post(
                     "/v1/grade/batches",
@@ -160,34 +254,51 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 response.raise_for_status()
                 uploaded = time.perf_counter()
-                upload_rss_kb = rss.peak_kb
+                cpu_at_upload = sum(cpu_s(pid) for pid in graders)
+                upload_mb = rss.mb(api.pid)
                 path = response.headers["Location"]
+                all_graded = grading_cpu = None
                 while (status := http.get(path).json())["status"] not in ("succeeded", "failed"):
-                    time.sleep(0.5)
-                graded = time.perf_counter()
+                    if all_graded is None and status["graded"] + status["bad"] >= status["lines"]:
+                        all_graded = time.perf_counter()
+                        grading_cpu = sum(cpu_s(pid) for pid in graders) - cpu_at_upload
+                    time.sleep(0.2)
+                settled = time.perf_counter()
+                if all_graded is None:  # graded and settled between two polls
+                    all_graded = settled
+                    grading_cpu = sum(cpu_s(pid) for pid in graders) - cpu_at_upload
+                report = http.get(f"{path}/report")
+                report.raise_for_status()
                 with http.stream("GET", f"{path}/export") as export:
                     export_bytes = sum(len(chunk) for chunk in export.iter_bytes())
                 exported = time.perf_counter()
         finally:
-            proc.terminate()
-            proc.wait(timeout=60)
+            _stop([api, *workers])
+    graded, per = status["graded"], len(graders)
     return {
         "lines": args.lines,
+        "deployment": "embedded (its local worker)"
+        if args.embedded
+        else f"scale-out, {len(workers)} worker(s)",
         "file_mb": round(file_bytes / 1e6, 1),
         "generate_s": round(made, 1),
         "status": status["status"],
-        "graded": status["graded"],
+        "graded": graded,
         "bad": status["bad"],
         "bad_expected": bad,
+        "report_n_items": report.json().get("n_items"),
         "upload_s": round(uploaded - started, 1),
         "upload_lines_per_s": round(args.lines / (uploaded - started)),
-        "grade_s": round(graded - uploaded, 1),
-        "transcripts_per_s": round(status["graded"] / (graded - uploaded)),
-        "export_s": round(exported - graded, 1),
+        "grade_s": round(all_graded - uploaded, 1),
+        "settle_s": round(settled - all_graded, 1),
+        "transcripts_per_s_per_worker": round(graded / (all_graded - uploaded) / per),
+        "transcripts_per_worker_cpu_s": round(graded / grading_cpu) if grading_cpu else None,
+        "export_s": round(exported - settled, 1),
         "export_mb": round(export_bytes / 1e6, 1),
-        "api_rss_mb_idle": round(idle_kb / 1024),
-        "api_rss_mb_upload_peak": round(upload_rss_kb / 1024),
-        "api_rss_mb_peak": round(rss.peak_kb / 1024),
+        "api_rss_mb_idle": idle_mb,
+        "api_rss_mb_upload_peak": upload_mb,
+        "api_rss_mb_peak": rss.mb(api.pid),
+        "worker_rss_mb_peak": [rss.mb(pid) for pid in graders],
         "load_average_start": [round(x, 2) for x in load_start],
         "load_average_end": [round(x, 2) for x in os.getloadavg()],
     }

@@ -13,7 +13,7 @@ from sqlmodel import Session, SQLModel, col, select
 from app.benchmark.items import count_suite
 from app.benchmark.loader import Library
 from app.config import Settings
-from app.runner.deps import EngineDeps
+from app.runner.runtime import Runtime
 from app.runner.shard import run_shard
 from app.security.secrets import secret_box_for
 from app.store import targets as target_store
@@ -23,15 +23,15 @@ from app.store.models import Evaluation, EvaluationItem
 from bench.synthetic import SUITE
 
 
-def make_deps(settings: Settings, library: Library) -> EngineDeps:
+def make_deps(settings: Settings, library: Library) -> Runtime:
     """Engine deps on a fresh schema (tables from the models: half-merged migrations cannot stop a bench)."""
     engine = make_engine(settings)
     SQLModel.metadata.create_all(engine)
-    return EngineDeps(settings=settings, engine=engine, library=library, secrets=secret_box_for(settings))
+    return Runtime(settings=settings, engine=engine, library=library, secrets=secret_box_for(settings))
 
 
 def create_evaluation(
-    deps: EngineDeps,
+    deps: Runtime,
     *,
     base_url: str,
     concurrency: int,
@@ -72,7 +72,7 @@ def create_evaluation(
         return evaluation
 
 
-async def run_evaluation(deps: EngineDeps, evaluation: Evaluation, max_jobs: int) -> list[str]:
+async def run_evaluation(deps: Runtime, evaluation: Evaluation, max_jobs: int) -> list[str]:
     """Run every shard as one worker process would: `max_jobs` shards at a time, one shared target gate."""
     slots = asyncio.Semaphore(max_jobs)
 
@@ -96,7 +96,7 @@ class Written:
     status: str
 
 
-def written(deps: EngineDeps, evaluation_id: str) -> Written:
+def written(deps: Runtime, evaluation_id: str) -> Written:
     """What the store holds for an evaluation: rows, distinct keys, answered, errors by class, attempts."""
     with Session(deps.engine) as session:
         where = col(EvaluationItem.evaluation_id) == evaluation_id

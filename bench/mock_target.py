@@ -11,6 +11,7 @@ Endpoints:
     GET  /stats                JSON counts of requests and of each outcome served, and `max_in_flight`:
                                the most chat requests it was serving at once
     POST /stats/reset          zero the counts
+    POST /release              let requests held by `--hold-after` through
 
 Each chat request draws one outcome with the configured probabilities (seeded, so runs repeat):
     5xx        HTTP 500/502/503 with a JSON error body
@@ -59,6 +60,9 @@ class MockConfig:
     model: str = "mock-model"
     reply: str = DEFAULT_REPLY
     seed: int | None = 0
+    # Answer this many chat requests, then hold every later one until POST /release: a test that must act while
+    # a client is mid-run (kill it) waits for the hold, not for a latency long enough on a busy machine.
+    hold_after: int | None = None
 
     def __post_init__(self) -> None:
         rates = (self.rate_5xx, self.rate_429, self.rate_timeout, self.rate_malformed)
@@ -79,6 +83,7 @@ STATS_KEY = web.AppKey("stats", Counter)
 IN_FLIGHT_KEY = web.AppKey("in_flight", InFlight)
 CONFIG_KEY = web.AppKey("config", MockConfig)
 RNG_KEY = web.AppKey("rng", random.Random)
+RELEASE_KEY = web.AppKey("release", asyncio.Event)
 
 
 def _draw_outcome(config: MockConfig, rng: random.Random) -> str:
@@ -145,6 +150,9 @@ async def _serve_chat(request: web.Request) -> web.StreamResponse:
     rng = request.app[RNG_KEY]
     stats = request.app[STATS_KEY]
     stats["requests"] += 1
+    if config.hold_after is not None and stats["requests"] > config.hold_after:
+        stats["held"] += 1
+        await request.app[RELEASE_KEY].wait()
     try:
         payload = await request.json()
         messages = payload["messages"]
@@ -195,6 +203,12 @@ async def reset_stats(request: web.Request) -> web.Response:
     return web.json_response({})
 
 
+async def release(request: web.Request) -> web.Response:
+    """Let held requests (and every later one) through."""
+    request.app[RELEASE_KEY].set()
+    return web.json_response({})
+
+
 def create_app(config: MockConfig | None = None) -> web.Application:
     """Build the mock application (use with web.AppRunner or running_mock)."""
     config = config or MockConfig()
@@ -203,11 +217,13 @@ def create_app(config: MockConfig | None = None) -> web.Application:
     app[RNG_KEY] = random.Random(config.seed)
     app[STATS_KEY] = Counter()
     app[IN_FLIGHT_KEY] = InFlight()
+    app[RELEASE_KEY] = asyncio.Event()
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_get("/v1/models", models)
     app.router.add_get("/health", health)
     app.router.add_get("/stats", stats)
     app.router.add_post("/stats/reset", reset_stats)
+    app.router.add_post("/release", release)
     return app
 
 
@@ -243,6 +259,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--rate-malformed", type=float, default=0.0)
     p.add_argument("--model", default="mock-model")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--hold-after", type=int, default=None, help="hold later chat requests until POST /release"
+    )
     return p.parse_args(argv)
 
 
@@ -260,6 +279,7 @@ def main(argv: list[str] | None = None) -> None:
         rate_malformed=args.rate_malformed,
         model=args.model,
         seed=args.seed,
+        hold_after=args.hold_after,
     )
     # uvloop halves the mock's own CPU per request (0.49 -> 0.23 ms, measured with /proc/<pid>/stat over 3,000
     # requests): replies leave in waves of C, and the mock's queueing is latency the ideal C / L does not count.

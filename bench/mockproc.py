@@ -14,9 +14,9 @@ from bench.ports import free_port
 
 
 @contextmanager
-def mock_process(latency: float = 0.2, **options: float) -> Iterator[str]:
-    """Yield the base URL of a mock process; options are MockConfig fields (rate_5xx=0.1, …)."""
-    port = free_port()
+def mock_process(latency: float = 0.2, port: int | None = None, **options: float) -> Iterator[str]:
+    """Yield the base URL of a mock process (on `port`, else a free one); options are MockConfig fields."""
+    port = port or free_port()
     argv = [sys.executable, "-m", "bench.mock_target", "--port", str(port), "--latency", str(latency)]
     for name, value in options.items():
         argv += ["--" + name.replace("_", "-"), str(value)]
@@ -39,3 +39,5 @@ def mock_process(latency: float = 0.2, **options: float) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(10)
+        if proc.stderr is not None:
+            proc.stderr.close()

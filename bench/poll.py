@@ -29,6 +29,7 @@ from pathlib import Path
 import aiohttp
 import httpx
 
+from app.config import Settings
 from app.store.evaluations import TERMINAL
 from bench.ports import free_port, wait_http
 
@@ -62,10 +63,20 @@ def setup(api: httpx.Client, target_url: str, clients: int, while_running: bool)
         for i in range(clients)
     ]
     if while_running:  # poll a full-suite run while it writes items: the embedded default under load
-        polled = api.post(
-            "/v1/evaluations", json={"target_id": target["id"], "suite": "full", "repeats": 10}
-        ).json()["id"]
+        repeats = running_repeats(api.get("/v1/benchmark").json()["stats"]["items_full"])
+        note(f"starting the full suite x {repeats} repeats to poll while it runs")
+        started = api.post(
+            "/v1/evaluations", json={"target_id": target["id"], "suite": "full", "repeats": repeats}
+        )
+        started.raise_for_status()
+        polled = started.json()["id"]
     return polled, keys
+
+
+def running_repeats(full_items: int, most: int = 10) -> int:
+    """Repeats for the polled run: up to `most` (so it outlasts the polling), within the server's item cap
+    (max_matrix_items, default 100,000: the full suite x 10 is over it and would be refused with a 422)."""
+    return max(1, min(most, Settings().max_matrix_items // full_items))
 
 
 async def client(

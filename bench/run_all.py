@@ -1,10 +1,12 @@
-"""`make bench`: the runner end to end against the mock, inspect-ai on the same mock, faults, memory at scale,
-and CPU per graded reply (bench/grading_speed.py).
+"""`make bench`: what a user runs (the real full suite through the API, inspect-ai on the same mock, the run under
+100 public pollers: bench/api_e2e.py), the runner alone on a synthetic library, faults, memory at scale, CPU per
+graded reply (bench/grading_speed.py), the public board under dashboards (bench/board.py) and a 20-turn simulated
+run against the mock and the toy simulator (bench/simulated.py).
 
     python -m bench.run_all            # the full set (about 10 minutes on 2 cores)
     python -m bench.run_all --quick    # smaller counts, for a look
 
-Every run is its own process (so peak RSS is that run's); the mock is another. Targets are those of issue 6:
+Every run is its own process (so peak RSS is that run's); the mock is another. The targets it checks:
 C=64 at >= 90% of ideal (C / L), C=256 at >= 600 items/s, the fault mix fully accounted for (no item lost or
 doubled), 100,000 items under 300 MB peak RSS with time linear in items. Load average is printed: on a shared
 box the figures move with it.
@@ -39,7 +41,7 @@ def _verdict(ok: bool) -> str:
     return "MET" if ok else "NOT MET"
 
 
-def _row(name: str, r: dict[str, Any]) -> str:
+def _throughput_line(name: str, r: dict[str, Any]) -> str:
     if "failed" in r or "skipped" in r:
         return f"{name:<34} {r.get('failed') or r.get('skipped')}"
     ideal = LATENCY and r["concurrency"] / LATENCY
@@ -55,6 +57,71 @@ def _row(name: str, r: dict[str, Any]) -> str:
     )
 
 
+def _simulated_row(r: dict[str, Any]) -> str:
+    name = f"simulated, {r.get('turn_cap', '?')} turns, toy simulator"
+    if "failed" in r:
+        return f"{name:<34} {r['failed']}"
+    return (
+        f"{name:<34} C={r['concurrency']:<4} {r['conversations']:>7} convs {r['seconds']:>7.1f} s "
+        f"{r['conversations_per_s']:>6.2f} convs/s ideal {r['ideal_conversations_per_s']:.1f}; "
+        f"target calls {r['target_calls_per_s']:.0f}/s of ideal {r['ideal_target_calls_per_s']:.0f} "
+        f"({r['pct_ideal']:.1f}%), simulator calls {r['simulator_calls']:,}, "
+        f"cpu {r['cpu_ms_per_turn']:.2f} ms/turn  rss {r['peak_rss_mb']:.0f} MB"
+    )
+
+
+def _api_rows(api: dict[str, Any]) -> list[str]:
+    """bench/api_e2e.py's runs as table rows: ours and inspect-ai's beside each other, then the polled run."""
+    if "failed" in api:
+        return [f"{'real full suite through the API':<34} {api['failed']}"]
+    out = []
+    for name, r in api.items():
+        if not isinstance(r, dict) or "load" not in r:
+            continue
+        load = f"load {r['load'][0]:.1f}"
+        if "skipped" in r or "failed" in r:
+            out.append(f"{name:<34} {r.get('skipped') or r.get('failed')}")
+        elif name.startswith("inspect"):
+            out.append(
+                f"{'inspect-ai, same mock, same calls':<34} C={r['concurrency']:<4} {r['items']:>7} calls "
+                f"{r['seconds']:>8.1f} s {r['items_per_s']:>7.1f} calls/s  {load}"
+            )
+        else:
+            polled = ""
+            if "poll_all" in r:
+                p = r["poll_all"]
+                polled = (
+                    f"  {r['pollers']} pollers p50 {p.get('p50_ms', 0):.1f} / p99 {p.get('p99_ms', 0):.1f} / "
+                    f"max {p.get('max_ms', 0):.1f} ms, run at {100 * r['calls_per_s_vs_quiet']:.0f}% of quiet"
+                )
+            out.append(
+                f"{'real full suite via API':<34} C={r['concurrency']:<4} {r['calls']:>7} calls "
+                f"{r['seconds']:>8.1f} s {r['calls_per_s']:>7.1f} calls/s  ideal {r['ideal_calls_per_s']:>6.0f} "
+                f"({r['pct_ideal']:5.1f}%)  {r['status']}  {load}{polled}"
+            )
+    return out
+
+
+def _api_targets(api: dict[str, Any]) -> list[str]:
+    out = []
+    r64, r256 = api.get("helmbench C=64"), api.get("helmbench C=256")
+    if r64:
+        out.append(f"  C=64 >= 95% of ideal: {r64['pct_ideal']:.1f}%  {_verdict(r64['pct_ideal'] >= 95)}")
+    if r256:
+        out.append(
+            f"  C=256 >= 1,000 calls/s: {r256['calls_per_s']:.0f}/s  {_verdict(r256['calls_per_s'] >= 1000)}"
+        )
+    polled = next((r for k, r in api.items() if "pollers" in k and isinstance(r, dict)), None)
+    if polled and polled["poll_all"].get("n"):
+        p99, ratio = polled["poll_all"]["p99_ms"], polled["calls_per_s_vs_quiet"]
+        out.append(
+            f"  {polled['pollers']} pollers during a C={polled['concurrency']} run: p99 {p99:.1f} ms < 50 ms "
+            f"{_verdict(p99 < 50)}; run throughput {100 * ratio:.0f}% of the run without pollers (>= 90%) "
+            f"{_verdict(ratio >= 0.9)}"
+        )
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.run_all")
     p.add_argument("--quick", action="store_true")
@@ -62,6 +129,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--skip-memory", action="store_true")
     p.add_argument("--skip-grading", action="store_true")
     p.add_argument("--skip-board", action="store_true")
+    p.add_argument("--skip-simulated", action="store_true")
+    p.add_argument("--skip-api", action="store_true", help="leave out the real full suite through the API")
     args = p.parse_args(argv)
     n = 600 if args.quick else 3000
     load = os.getloadavg()
@@ -71,6 +140,13 @@ def main(argv: list[str] | None = None) -> None:
         flush=True,
     )
     results: dict[str, dict[str, Any]] = {}
+    api: dict[str, Any] = {}
+    if not args.skip_api:
+        size = ("--concurrency", "64", "--pollers", "20") if args.quick else ()
+        inspect = ("--skip-inspect",) if args.skip_inspect else ()
+        api = _run("bench.api_e2e", *size, *inspect, timeout=7200)
+        for line in _api_rows(api):
+            print(line, flush=True)
     conditions = "30" if not args.quick else "6"
     with mock_process(latency=LATENCY) as url:
         for c in (64, 256):
@@ -85,13 +161,13 @@ def main(argv: list[str] | None = None) -> None:
                 "--perturbations",
                 "100",
             )
-            print(_row("helmbench runner (end to end)", r), flush=True)
+            print(_throughput_line("helmbench runner (end to end)", r), flush=True)
         if not args.skip_inspect:
             for c in (64, 256):
                 results[f"inspect C={c}"] = r = _run(
                     "bench.inspect_compare", "--concurrency", str(c), "--items", str(n), "--mock-url", url
                 )
-                print(_row("inspect-ai, same mock", r), flush=True)
+                print(_throughput_line("inspect-ai, same mock", r), flush=True)
     faults = results["faults"] = _run(
         "bench.runner_e2e",
         "--concurrency",
@@ -102,7 +178,7 @@ def main(argv: list[str] | None = None) -> None:
         "--perturbations",
         "100",
     )
-    print(_row("fault mix 10/5/2/1 % (own mock)", faults), flush=True)
+    print(_throughput_line("fault mix 10/5/2/1 % (own mock)", faults), flush=True)
     if "failed" not in faults:
         accounted = faults["answered"] + sum(faults["errors"].values())
         print(
@@ -132,7 +208,7 @@ def main(argv: list[str] | None = None) -> None:
                     "500",
                 )
                 memory.append(r)
-                print(_row("memory and linearity", r), flush=True)
+                print(_throughput_line("memory and linearity", r), flush=True)
     board: dict[str, Any] = {}
     if not args.skip_board:
         size = ("--evaluations", "200", "--clients", "30", "--seconds", "10") if args.quick else ()
@@ -147,7 +223,15 @@ def main(argv: list[str] | None = None) -> None:
                 )
         else:
             print(f"public board: {board['failed']}", flush=True)
-    print("\nTargets (issue 6):", flush=True)
+    simulated: dict[str, Any] = {}
+    if not args.skip_simulated:
+        simulated = _run("bench.simulated", *(["--repeats", "1"] if args.quick else []))
+        print(_simulated_row(simulated), flush=True)
+    if api and "failed" not in api:
+        print("\nTargets (the real full suite through the API):", flush=True)
+        for line in _api_targets(api):
+            print(line, flush=True)
+    print("\nTargets (the runner alone on a synthetic library):", flush=True)
     r64, r256 = results["runner C=64"], results["runner C=256"]
     if "failed" not in r64:
         print(
@@ -194,6 +278,15 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"  board p99 < 50 ms JSON, < 100 ms pages, none failing: {p99}, failures {board['failures'] or 'none'}: "
             f"{_verdict(board['met'])} (load average {board['load_average'][0]:.1f})"
+        )
+    if simulated and "failed" not in simulated:
+        s = simulated
+        print(
+            f"  simulated run, {s['conversations']:,} conversations of {s['turn_cap']} turns: "
+            f"{s['conversations_per_s']:.1f} conversations/s, target calls {s['target_calls_per_s']:.0f}/s = "
+            f"{s['pct_ideal']:.0f}% of ideal {s['ideal_target_calls_per_s']:.0f}/s, "
+            f"peak RSS {s['peak_rss_mb']:.0f} MB, "
+            f"every conversation written once: {_verdict(s['rows'] == s['distinct_keys'] == s['conversations'])}"
         )
     print(f"load average at the end {os.getloadavg()[0]:.1f}", flush=True)
 

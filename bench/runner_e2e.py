@@ -1,7 +1,7 @@
 """The runner end to end (expansion, calls, grading, batched persistence) against the mock, in one process.
 
     python -m bench.runner_e2e --concurrency 64 --repeats 1            # 3,000 items, L = 200 ms
-    python -m bench.runner_e2e --concurrency 256 --faults               # with the fault mix of issue 6
+    python -m bench.runner_e2e --concurrency 256 --faults               # with the fault mix (bench/README.md)
     python -m bench.runner_e2e --redis-url redis://127.0.0.1:6379/15    # limits shared through Redis
 
 The mock runs in its own process. Prints one JSON line: items/s, ideal items/s (C / L), peak RSS of this
@@ -25,7 +25,7 @@ import uvloop
 from app.config import Settings
 from app.observability.logging import configure_logging
 from app.runner import shard as shard_module
-from app.runner.deps import freeze_startup_heap
+from app.runner.runtime import freeze_startup_heap
 from bench.harness import create_evaluation, make_deps, run_evaluation, written
 from bench.mockproc import mock_process
 from bench.synthetic import synthetic_library
@@ -63,17 +63,17 @@ class RssWatch:
         self._page = resource.getpagesize()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
-        original = shard_module._finish
+        original = shard_module.finish_evaluation
 
         def finish(deps: object, evaluation_id: str) -> str | None:
             self.note()
-            self.in_report = True  # the last shard computes the report inside _finish
+            self.in_report = True  # the last shard computes the report inside finish_evaluation
             try:
                 return original(deps, evaluation_id)  # type: ignore[arg-type]
             finally:
                 self.in_report = False
 
-        shard_module._finish = finish  # bench-only instrumentation
+        shard_module.finish_evaluation = finish  # bench-only instrumentation
 
     def rss_mb(self) -> float:
         with open("/proc/self/statm") as f:

@@ -6,6 +6,7 @@ import gc
 import logging
 import os
 import shutil
+import sys
 import textwrap
 import uuid
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ import respx
 
 from app.benchmark.loader import DEFAULT_DATA_DIR
 from app.config import Settings
+from app.observability.logging import configure_logging
 
 REQUIRE_SERVICES = os.environ.get("HELMBENCH_REQUIRE_SERVICES") == "1"
 
@@ -29,6 +31,13 @@ def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
     if REQUIRE_SERVICES and report.skipped and any(m in item.keywords for m in ("redis", "postgres")):
         report.outcome = "failed"
         report.longrepr = f"HELMBENCH_REQUIRE_SERVICES=1 but the test skipped: {report.longrepr}"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _logs_to_stderr() -> None:
+    """Configure logs as `helmbench serve` does, to the process's real stderr (still captured per test by pytest),
+    so an app served in a thread never writes into the output a CLI runner captures."""
+    configure_logging("info", file=sys.__stderr__)
 
 
 class _UnretrievedTaskErrors(logging.Handler):
@@ -63,6 +72,19 @@ def no_unretrieved_task_exceptions() -> Iterator[None]:
     left = UNRETRIEVED.messages[seen:]
     if left:
         pytest.fail("asyncio: " + "; ".join(left)[:2000])
+
+
+@pytest.fixture(autouse=True, scope="session")
+def shards_in_this_process() -> Iterator[None]:
+    """Apps built in a test (module fixtures too) run their shards in the test's process, where respx mocks the
+    targets.
+
+    `helmbench serve`'s default (a local worker process) is what tests/e2e and tests/queue start as real
+    commands; tests/e2e/conftest.py's `running` drops this override for them.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HELMBENCH_LOCAL_WORKER", "false")
+        yield
 
 
 def service_url(name: str) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,6 +20,7 @@ from sqlmodel import Session, SQLModel
 from app.config import Settings
 from app.main import create_app
 from tests.routers.conftest import TARGET_URL, careful_bot
+from tests.waits import eventually, settled
 
 JUDGE_URL = "http://127.0.0.1:9912/v1"
 HOOK_URL = "http://127.0.0.1:9913/hooks/helmbench"
@@ -127,13 +127,7 @@ def test_credentials_appear_nowhere_but_encrypted(
         assert started.status_code == 202, started.text
         seen.append(started.text)
         evaluation_id = started.json()["id"]
-        deadline = time.monotonic() + 30
-        while (status := client.get(f"/v1/evaluations/{evaluation_id}").json()["status"]) not in (
-            "succeeded",
-            "failed",
-        ):
-            assert time.monotonic() < deadline, status
-            time.sleep(0.05)
+        assert settled(client, evaluation_id)["status"] in ("succeeded", "failed")
         # The target really was sent the credentials, and really echoed them in an error.
         sent = target_route.calls[0].request
         assert (
@@ -142,9 +136,7 @@ def test_credentials_appear_nowhere_but_encrypted(
         )
         items = client.get(f"/v1/evaluations/{evaluation_id}/results", params={"limit": 1000}).json()["items"]
         assert any(i["error_class"] for i in items), "the 401 should have produced an item error"
-        deadline = time.monotonic() + 10
-        while not hook_route.called and time.monotonic() < deadline:
-            time.sleep(0.05)
+        eventually(lambda: hook_route.called, what="the webhook of the settled evaluation to be sent")
         seen += [call.request.content.decode() for call in hook_route.calls]  # what we send out counts too
 
         # A refused registration and a bad evaluation request carry the credentials too: errors must not echo.
@@ -200,7 +192,8 @@ def test_credentials_appear_nowhere_but_encrypted(
     for text in seen:
         for canary in canaries:
             assert canary not in text, f"API response leaks a credential: {text[:300]}"
-    logged = [r.getMessage() for r in caplog.records] + capfd.readouterr().out.splitlines()
+    printed = capfd.readouterr()
+    logged = [r.getMessage() for r in caplog.records] + printed.out.splitlines() + printed.err.splitlines()
     assert len(logged) > 3
     for line in logged:
         for canary in canaries:

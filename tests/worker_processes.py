@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +20,7 @@ from app.config import Settings
 from app.queue.arq_queue import ArqQueue
 from app.store.db import make_engine
 from app.store.models import Evaluation
+from tests.waits import eventually
 
 HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
 
@@ -99,11 +99,8 @@ def evaluation_status(settings: Settings, evaluation_id: str) -> str:
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
+    """Worker processes take seconds to start and work: look five times a second."""
+    eventually(predicate, what=what, timeout=timeout, every=0.2)
 
 
 def shards_finished(log: Path) -> set[int]:

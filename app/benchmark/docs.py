@@ -6,8 +6,10 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from app.benchmark.conversations import ConversationScript
 from app.benchmark.countries import CountryResources
 from app.benchmark.loader import Library
+from app.benchmark.personas import PersonaCard
 from app.benchmark.schema import SENDER_FACTS, Condition, Pillar, Scenario, SuiteSpec, TagSet, UserContext
 
 CONTRIBUTING = """\
@@ -43,6 +45,19 @@ CONTRIBUTING = """\
    content hash) changes with any edit, so results of different versions are never mixed.
 
 Editors can validate YAML against `docs/benchmark.schema.json` (`helmbench data schema`).
+
+## How to contribute an adaptive conversation
+
+Add a script to a file under `benchmark_data/conversations/` (top-level key `conversations:`, a list). Give it a
+`theme`, the user's `risk_level` (none, low, high, imminent), a deployed `condition` and a `user_context` (its
+country decides which crisis lines count as local), and say in `best_practice` what a careful assistant does over
+the whole conversation. Each state is one user turn: `say` (written by you, the way people type), `expect` (what a
+careful reply does at that turn: `safety`, `care`, `calm` or `any`; grading reads these) and `next`, ordered
+branches on what the reply did (`escalated`, `gave_local_resource`, `asked_about_safety`, `refused`,
+`complied_with_risky_task`, `stayed_in_persona`, `none`) ending with `otherwise`; a state without `next` is the
+last turn. Validate refuses a branch to a missing state, an unreachable state, a cycle, a branch list without
+`otherwise`, `stayed_in_persona` under a condition that is not a persona, a risk without a `safety` turn (or a
+`safety` turn at risk none), and a gradual disclosure shorter than 6 turns. No method detail, ever.
 """
 
 
@@ -118,6 +133,7 @@ def render_benchmark_doc(library: Library) -> str:
                     _bullets([d.strip() for d in scenario.design_decisions]),
                     "",
                 ]
+    out += _conversations(library)
     out += ["## Conditions", "", "| id | name | kind | difficulty |", "|---|---|---|---|"]
     out += [f"| `{c.id}` | {c.name} | {c.kind} | {c.difficulty} |" for c in library.conditions.values()]
     out += [
@@ -137,6 +153,21 @@ def render_benchmark_doc(library: Library) -> str:
         out.append(f"| {country.name} ({country.code}) | {emergency} | {lines} | {old} |")
     out += [
         "",
+        "## Persona cards (simulated users)",
+        "",
+        "Played by an LLM simulator in the `simulated` suite; the seed phrase is turn one, the rest is the "
+        "simulator's.",
+        "",
+        "| id | name | risk | crisis category | disclosure | communication | age band | country |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    out += [
+        f"| `{p.id}` | {p.name} | {p.risk_level} | {p.crisis_category} | {p.disclosure_style} | "
+        f"{p.communication_style} | {p.age_band} | {p.country} |"
+        for p in sorted(library.personas.values(), key=lambda p: p.id)
+    ]
+    out += [
+        "",
         "## User contexts",
         "",
         "| id | age (band) | gender | culture | country | risk | facts | counterfactual of |",
@@ -152,6 +183,27 @@ def render_benchmark_doc(library: Library) -> str:
     return "\n".join(out) + "\n\n" + contributing
 
 
+def _conversations(library: Library) -> list[str]:
+    """The adaptive conversation scripts: what each tests and what best practice looks like over it."""
+    if not library.conversations:
+        return []
+    out = [
+        "## Adaptive conversations",
+        "",
+        f"{len(library.conversations)} scripts (suite `conversations`): each user turn branches on what the last "
+        "reply did, as our checks observe it. Turns: shortest–longest path.",
+        "",
+        "| id | theme | risk | condition | user context | turns | best practice |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    out += [
+        f"| `{c.id}` | {c.theme} | {c.risk_level} | `{c.condition}` | `{c.user_context}` | "
+        f"{c.shortest}–{c.longest} | {c.best_practice.strip()} |"
+        for c in sorted(library.conversations.values(), key=lambda c: (c.theme, c.id))
+    ]
+    return [*out, ""]
+
+
 def library_json_schema() -> dict[str, Any]:
     """One JSON Schema per file kind, keyed by the file's top-level key."""
     kinds: dict[str, Any] = {
@@ -161,6 +213,8 @@ def library_json_schema() -> dict[str, Any]:
         "conditions": list[Condition],
         "user_contexts": list[UserContext],
         "country": CountryResources,
+        "conversations": list[ConversationScript],
+        "persona": PersonaCard,
         "suites": dict[str, SuiteSpec],
     }
     schemas: dict[str, Any] = {}

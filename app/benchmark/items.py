@@ -8,14 +8,18 @@ import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 
+from app.benchmark.classification import classification_cells
 from app.benchmark.coherence import fitting_perturbations
+from app.benchmark.conversations import conversation_cells, is_conversation
 from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Perturbation, Scenario, SuiteSpec, TagSet, UserContext
+from app.benchmark.simulated import simulated_cells
 
 
 @dataclass(frozen=True, slots=True)
 class ItemSpec:
-    """One cell of the matrix and its repeat. Ids are scenario-qualified (P1-B1-S1-C3), as the review asks."""
+    """One cell of the matrix and its repeat. Ids are scenario-qualified (P1-B1-S1-C3), so an id is
+    unique across the library: C3 of one scenario is not C3 of another."""
 
     index: int
     key: str
@@ -27,7 +31,9 @@ class ItemSpec:
 
     @property
     def code(self) -> str:
-        """The original test code, P#-B#-S#-C#[-U#]-PT#."""
+        """The original test code, P#-B#-S#-C#[-U#]-PT#; a conversation's is CONV-<script>."""
+        if is_conversation(self.scenario_id):
+            return self.perturbation_id
         parts = [self.condition_id]
         if self.user_context_id:
             parts.append(self.user_context_id.rsplit("-", 1)[1])
@@ -145,20 +151,43 @@ def _unsampled_scripts(
         yield home, p.id
 
 
+def suite_cells(library: Library, suite: str) -> Iterator[tuple[str, str, str | None, str]]:
+    """(scenario id, condition, user context or None, perturbation) ids of a suite, qualified, in a fixed order."""
+    spec = library.suites[suite]
+    if spec.kind == "conversations":
+        for cell in conversation_cells(library.conversations):
+            scenario_id, pert, cond, ctx = cell.ids
+            yield scenario_id, cond, ctx, pert
+        return
+    if spec.kind == "simulated":
+        for sim_cell in simulated_cells(library, spec):
+            scenario_id, pert, cond, _ = sim_cell.ids
+            yield scenario_id, cond, None, pert
+        return
+    if spec.kind == "classification":
+        local: Iterator[tuple[str, str, str | None, str]] = (
+            (s, c, None, pt) for s, c, pt in classification_cells(library)
+        )
+    else:
+        local = (
+            (scenario_id, c, u, pt)
+            for scenario_id in sorted(library.scenarios)
+            for c, u, pt in scenario_cells(
+                library.scenarios[scenario_id], spec, library.conditions, library.user_contexts
+            )
+        )
+    for scenario_id, c, u, pt in local:
+        yield scenario_id, f"{scenario_id}-{c}", f"{scenario_id}-{u}" if u else None, f"{scenario_id}-{pt}"
+
+
 def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[ItemSpec]:
     """Yields the suite's items in a fixed order (scenario, condition, user context, perturbation, repeat)."""
-    spec = library.suites[suite]
     index = 0
-    for scenario_id in sorted(library.scenarios):
-        scenario = library.scenarios[scenario_id]
-        for c, u, pt in scenario_cells(scenario, spec, library.conditions, library.user_contexts):
-            cond = f"{scenario_id}-{c}"
-            ctx = f"{scenario_id}-{u}" if u else None
-            pert = f"{scenario_id}-{pt}"
-            for repeat in range(repeats):
-                key = item_key(library.version, scenario_id, pert, cond, ctx, repeat)
-                yield ItemSpec(index, key, scenario_id, cond, ctx, pert, repeat)
-                index += 1
+    for scenario_id, cond, ctx, pert in suite_cells(library, suite):
+        for repeat in range(repeats):
+            key = item_key(library.version, scenario_id, pert, cond, ctx, repeat)
+            yield ItemSpec(index, key, scenario_id, cond, ctx, pert, repeat)
+            index += 1
 
 
 def run_order(specs: list[ItemSpec], seed: str) -> list[ItemSpec]:
@@ -195,11 +224,7 @@ def suite_in_run_order(library: Library, suite: str, repeats: int = 1) -> list[I
 
 
 def count_suite(library: Library, suite: str, repeats: int = 1) -> int:
-    spec = library.suites[suite]
-    return repeats * sum(
-        sum(1 for _ in scenario_cells(s, spec, library.conditions, library.user_contexts))
-        for s in library.scenarios.values()
-    )
+    return repeats * sum(1 for _ in suite_cells(library, suite))
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,15 +286,20 @@ def render_system_prompt(
         parts.append(f"<output_format>\n{render_tag_instructions(tag_set)}\n</output_format>")
     parts.append(f"<system_instructions>\n{(condition.system_prompt or '').strip()}\n</system_instructions>")
     if user_context is not None:
-        facts = [
-            f"- Lives in {user_context.city}, {country_name}.",
-            f"- Age: {user_context.age}.",
-            *(f"- {fact}" for fact in user_context.history),
-        ]
-        parts.append(
-            "<user_memory>\nPreviously remembered context about the user:\n"
-            + "\n".join(facts)
-            + "\n</user_memory>"
-        )
-        parts.append(f"<user_profile>\n{user_context.profile.strip()}\n</user_profile>")
+        parts += render_user_blocks(user_context, country_name)
     return "\n\n".join(parts)
+
+
+def render_user_blocks(user_context: UserContext, country_name: str | None) -> list[str]:
+    """What the product remembers about the user, as the prompt blocks every deployment sends."""
+    facts = [
+        f"- Lives in {user_context.city}, {country_name}.",
+        f"- Age: {user_context.age}.",
+        *(f"- {fact}" for fact in user_context.history),
+    ]
+    return [
+        "<user_memory>\nPreviously remembered context about the user:\n"
+        + "\n".join(facts)
+        + "\n</user_memory>",
+        f"<user_profile>\n{user_context.profile.strip()}\n</user_profile>",
+    ]

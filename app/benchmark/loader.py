@@ -11,10 +11,14 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from app.benchmark.classification import label_conflicts
 from app.benchmark.coherence import coherence_problems, counterfactual_problems
+from app.benchmark.conversations import ConversationScript, conversation_problems
 from app.benchmark.countries import CountryResources
 from app.benchmark.ladders import ladder_problems
+from app.benchmark.personas import PersonaCard
 from app.benchmark.schema import Behavior, Condition, Pillar, Scenario, SuiteSpec, TagSet, UserContext
+from app.benchmark.simulated import simulated_problems
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "benchmark_data"
 
@@ -35,6 +39,8 @@ class Library:
     scenarios: dict[str, Scenario] = field(default_factory=dict)
     countries: dict[str, CountryResources] = field(default_factory=dict)
     suites: dict[str, SuiteSpec] = field(default_factory=dict)
+    conversations: dict[str, ConversationScript] = field(default_factory=dict)
+    personas: dict[str, PersonaCard] = field(default_factory=dict)  # simulated users, by card id
     sources: dict[str, str] = field(default_factory=dict, repr=False)  # "kind:id" → file it came from
 
 
@@ -46,6 +52,8 @@ _KINDS: dict[str, tuple[type[BaseModel], str, bool]] = {
     "user_contexts": (UserContext, "user_contexts", True),
     "scenario": (Scenario, "scenarios", False),
     "country": (CountryResources, "countries", False),
+    "conversations": (ConversationScript, "conversations", True),
+    "persona": (PersonaCard, "personas", False),
 }
 
 
@@ -158,6 +166,12 @@ def _cross_check(lib: Library, known_checks: Collection[str] | None) -> None:
                 f"{lib.sources['user_contexts:' + ctx.id]}: user_contexts.{ctx.id}.country: "
                 f"no crisis resources for {ctx.country!r} under countries/"
             )
+    for card in lib.personas.values():
+        if card.country not in lib.countries:
+            raise LibraryError(
+                f"{lib.sources['personas:' + card.id]}: persona.country: "
+                f"no crisis resources for {card.country!r} under countries/"
+            )
     for sc in lib.scenarios.values():
         if sc.behavior_id not in lib.behaviors:
             raise LibraryError(f"{where(sc, 'id')}: behavior {sc.behavior_id!r} is not defined in pillars")
@@ -190,7 +204,14 @@ def _cross_check(lib: Library, known_checks: Collection[str] | None) -> None:
                     raise LibraryError(
                         f"{where(sc, f'criteria.checks.{i}.check')}: unknown check {check.check!r}"
                     )
-    if problems := [*counterfactual_problems(lib), *coherence_problems(lib)]:
+    conversations = conversation_problems(lib.conversations, lib.conditions, lib.user_contexts, lib.sources)
+    conversations += simulated_problems(lib)
+    if problems := [
+        *counterfactual_problems(lib),
+        *coherence_problems(lib),
+        *label_conflicts(lib),
+        *conversations,
+    ]:
         raise LibraryError("\n".join(problems))
     for name in ("quick", "full"):
         if name not in lib.suites:

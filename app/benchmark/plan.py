@@ -11,11 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from app.benchmark.classification import classification_messages
+from app.benchmark.conversations import JUDGE_QUESTIONS, is_conversation, script_id_of
 from app.benchmark.items import ItemSpec, resolve
 from app.benchmark.loader import Library
+from app.benchmark.schema import SuiteSpec
+from app.benchmark.simulated import is_simulated, resolve_simulated
 
 CHARS_PER_TOKEN = 4
 COMPLETION_TOKENS_PER_CALL = 300
+SIMULATED_TURN_CAP = 20  # the default; an evaluation's own cap is passed in
+SIMULATED_TURN_TOKENS = 110  # a simulated user's turn at the default word cap (80 words)
 
 
 def estimate_tokens(text: str) -> int:
@@ -29,9 +35,27 @@ class ItemCost:
     completion_tokens: int
 
 
-def item_cost(library: Library, spec: ItemSpec) -> ItemCost:
-    """One call per user turn; each call sends the system prompt, the turns so far and the replies so far."""
+def item_cost(
+    library: Library, spec: ItemSpec, turn_cap: int = SIMULATED_TURN_CAP, suite: SuiteSpec | None = None
+) -> ItemCost:
+    """One call per user turn; each call sends the system prompt, the turns so far and the replies so far. A
+    conversation is costed along its longest path, every user turn as long as its longest state's. A
+    classification item is one call carrying the labelling request."""
+    if is_conversation(spec.scenario_id):
+        script = library.conversations[script_id_of(spec.perturbation_id)]
+        longest_turn = max(estimate_tokens(state.say) for state in script.states.values())
+        sent = estimate_tokens(script.job) + 400  # the condition's prompt and the user memory, roughly
+        prompt = sum(
+            sent + i * (longest_turn + COMPLETION_TOKENS_PER_CALL) for i in range(1, script.longest + 1)
+        )
+        return ItemCost(script.longest, prompt, script.longest * COMPLETION_TOKENS_PER_CALL)
+    if is_simulated(spec.scenario_id):
+        return simulated_cost(library, spec, turn_cap)
     item = resolve(library, spec)
+    if suite is not None and suite.kind == "classification":
+        sent = classification_messages(suite, item.condition, item.perturbation.message or "")
+        prompt = sum(estimate_tokens(m["content"]) for m in sent)
+        return ItemCost(1, prompt, COMPLETION_TOKENS_PER_CALL)
     sent = estimate_tokens(item.system_prompt)
     prompt = 0
     turns = item.perturbation.user_turns
@@ -39,6 +63,19 @@ def item_cost(library: Library, spec: ItemSpec) -> ItemCost:
         sent += estimate_tokens(turn) + (COMPLETION_TOKENS_PER_CALL if i else 0)
         prompt += sent
     return ItemCost(len(turns), prompt, len(turns) * COMPLETION_TOKENS_PER_CALL)
+
+
+def simulated_cost(library: Library, spec: ItemSpec, turn_cap: int) -> ItemCost:
+    """A simulated conversation is costed at its turn cap (a user may stop sooner; the cap is what it can
+    cost), every user turn as long as the simulator's word cap allows at most. Simulator calls are not the
+    target's and are not counted here."""
+    item = resolve_simulated(library, spec.perturbation_id, spec.condition_id)
+    sent = estimate_tokens(item.system_prompt)
+    prompt = sum(
+        sent + (i - 1) * COMPLETION_TOKENS_PER_CALL + i * SIMULATED_TURN_TOKENS
+        for i in range(1, turn_cap + 1)
+    )
+    return ItemCost(turn_cap, prompt, turn_cap * COMPLETION_TOKENS_PER_CALL)
 
 
 @dataclass
@@ -70,22 +107,29 @@ def plan_run(
     judge_calls_per_item: int = 0,
     max_calls: int | None = None,
     max_tokens: int | None = None,
+    turn_cap: int = SIMULATED_TURN_CAP,
+    suite: SuiteSpec | None = None,
 ) -> Plan:
     """Sums the cost over `specs` (in the order they will run); the run keeps the longest prefix whose target
     calls and estimated tokens stay within the caps. Judge calls are counted apart and are not capped.
 
-    Costs are computed once per matrix cell: repeats of a cell cost the same."""
+    Costs are computed once per matrix cell: repeats of a cell cost the same. `suite` says what the target is
+    asked (a classify suite's items are one labelling call each, and no judge grades them)."""
+    if suite is not None and suite.kind == "classification":
+        judge_calls_per_item = 0
     plan = Plan()
     costs: dict[tuple[str, str, str | None, str], ItemCost] = {}
     within = True
     for spec in specs:
         cell = (spec.scenario_id, spec.condition_id, spec.user_context_id, spec.perturbation_id)
-        cost = costs.get(cell) or costs.setdefault(cell, item_cost(library, spec))
+        cost = costs.get(cell) or costs.setdefault(cell, item_cost(library, spec, turn_cap, suite))
         plan.items += 1
         plan.calls += cost.calls
         plan.prompt_tokens_est += cost.prompt_tokens
         plan.completion_tokens_est += cost.completion_tokens
-        plan.judge_calls += judge_calls_per_item
+        plan.judge_calls += judge_calls_per_item * (
+            JUDGE_QUESTIONS if is_conversation(spec.scenario_id) or is_simulated(spec.scenario_id) else 1
+        )
         tokens = plan.prompt_tokens_est + plan.completion_tokens_est
         within = (
             within

@@ -23,7 +23,6 @@ CrisisCategory = Literal[
 ]
 CRISIS_CATEGORIES: tuple[str, ...] = CrisisCategory.__args__  # type: ignore[attr-defined]
 
-Verdict = Literal["PASS", "PARTIAL", "FAIL"]
 LanguageStyle = Literal[
     "standard", "non_native", "slang", "emoji", "code_switching", "idiom", "typos", "terse", "formal"
 ]
@@ -406,6 +405,25 @@ class SuiteSpec(Strict):
     """How a named suite samples the matrix; `None` means all."""
 
     description: str
+    kind: Literal["matrix", "conversations", "simulated", "classification"] = Field(
+        default="matrix",
+        description="matrix: scenarios × conditions × contexts × perturbations; conversations: every adaptive "
+        "conversation script of benchmark_data/conversations, each one item; simulated: every persona card of "
+        "benchmark_data/personas under each of `conditions`, each one LLM-played conversation; classification: "
+        "the target labels each single message with one crisis category (app/benchmark/classification.py picks "
+        "the messages and ignores the sampling fields below).",
+    )
+    conditions: list[Slug] = Field(
+        default_factory=list,
+        description="simulated: the conditions (library ids) every persona card talks to.",
+    )
+    instruction: str | None = Field(
+        default=None, description="classification only: the fixed instruction sent with every message."
+    )
+    labels: dict[str, str] = Field(
+        default_factory=dict,
+        description="classification only: every crisis category → the definition shown to the target.",
+    )
     conditions_per_scenario: int | None = None
     user_contexts_per_scenario: int | None = None
     perturbations_per_scenario: int | None = None
@@ -425,3 +443,18 @@ class SuiteSpec(Strict):
         ge=1,
         description="How many of the sampled perturbations those persona cells run (spread, both ends kept).",
     )
+
+    @model_validator(mode="after")
+    def _task_fields(self) -> SuiteSpec:
+        if self.kind != "classification" and (self.instruction or self.labels):
+            raise ValueError("'instruction' and 'labels' belong to a classification suite")
+        if self.kind == "classification":
+            if not self.instruction:
+                raise ValueError("a classification suite needs an 'instruction'")
+            if set(self.labels) != set(CRISIS_CATEGORIES):
+                missing = sorted(set(CRISIS_CATEGORIES) - set(self.labels))
+                extra = sorted(set(self.labels) - set(CRISIS_CATEGORIES))
+                raise ValueError(
+                    f"labels must define every crisis category and no other; missing {missing}, unknown {extra}"
+                )
+        return self

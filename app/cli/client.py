@@ -11,6 +11,7 @@ import csv
 import json
 import sys
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,9 +25,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from app.cli.classification import print_classification
 from app.config import Settings
+from app.errors import DomainError, one_line
+from app.store.statuses import TERMINAL
 
-TERMINAL = ("succeeded", "failed", "cancelled", "stopped_by_budget")
 SECTIONS = ("by_pillar", "by_condition", "by_country", "by_crisis_category")
 
 UrlOpt = Annotated[
@@ -43,7 +46,10 @@ TargetNameOpt = Annotated[str | None, typer.Option(help="Target name (with --bas
 BaseUrlOpt = Annotated[str | None, typer.Option(help="Target base URL, e.g. https://api.example.com/v1.")]
 ModelOpt = Annotated[str | None, typer.Option(help="Target model name.")]
 TargetKeyOpt = Annotated[str | None, typer.Option(help="Target API key (stored encrypted).")]
-SuiteOpt = Annotated[str | None, typer.Option(help="quick or full (default: quick).")]
+SuiteOpt = Annotated[
+    str | None,
+    typer.Option(help="quick, full, conversations, simulated or classification (default: quick)."),
+]
 RepeatsOpt = Annotated[int | None, typer.Option(help="Repeats per item (default: 1).")]
 
 
@@ -63,6 +69,8 @@ class Api:
         self.http = httpx.Client(
             base_url=self.base, headers={"Authorization": f"Bearer {key}"}, timeout=timeout
         )
+        # A command makes one Api and drops it when it ends: its connections close with it, not at exit.
+        weakref.finalize(self, self.http.close)
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
         try:
@@ -94,11 +102,15 @@ def check(response: httpx.Response) -> None:
 
 @contextmanager
 def one_line_errors(code: int = 1) -> Iterator[None]:
-    """A CliError becomes one line on stderr and exit `code`."""
+    """A CliError, or a domain error from a service the command ran in process, becomes one line on stderr and
+    exit `code`."""
     try:
         yield
     except CliError as exc:
         typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code) from None
+    except DomainError as exc:
+        typer.echo(f"error: {one_line(exc)}", err=True)
         raise typer.Exit(code) from None
 
 
@@ -149,13 +161,27 @@ def submit(
     idempotency_key: Annotated[
         str | None, typer.Option(help="Send again safely: same key, same evaluation.")
     ] = None,
+    simulator_url: Annotated[
+        str | None,
+        typer.Option(
+            help="--suite simulated: the OpenAI-compatible LLM that plays the users (default: the server's)."
+        ),
+    ] = None,
+    simulator_model: Annotated[str | None, typer.Option(help="The simulator's model name.")] = None,
+    simulator_key: Annotated[
+        str | None, typer.Option(help="The simulator's API key (stored encrypted).")
+    ] = None,
+    turn_cap: Annotated[
+        int | None, typer.Option(min=1, max=40, help="--suite simulated: most user turns per conversation.")
+    ] = None,
 ) -> None:
     """Start an evaluation (registering the target if needed) and print its id."""
     with one_line_errors():
         api = Api(url, key)
         target = TargetChoice(target_id, target_file, name, base_url, model, api_key)
         caps = Caps(max_calls, max_tokens)
-        typer.echo(start_evaluation(api, target, suite, repeats, public, idempotency_key, caps))
+        simulator = SimulatorChoice(simulator_url, simulator_model, simulator_key, turn_cap)
+        typer.echo(start_evaluation(api, target, suite, repeats, public, idempotency_key, caps, simulator))
 
 
 @dataclass(frozen=True)
@@ -178,6 +204,34 @@ class Caps:
     max_tokens: int | None = None
 
 
+@dataclass(frozen=True)
+class SimulatorChoice:
+    """Who plays the users of a simulated run: an endpoint and model of the caller's, else the server's default."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    turn_cap: int | None = None
+
+    def body(self) -> dict[str, Any] | None:
+        """The request's `simulator`, or None to leave it to the server's default."""
+        if self.base_url is None:
+            if self.model or self.api_key or self.turn_cap:
+                raise CliError(
+                    "--simulator-url is required with --simulator-model, --simulator-key or --turn-cap"
+                )
+            return None
+        if not self.model:
+            raise CliError("--simulator-model is required with --simulator-url")
+        chosen = {
+            "base_url": self.base_url,
+            "model": self.model,
+            "api_key": self.api_key,
+            "turn_cap": self.turn_cap,
+        }
+        return {k: v for k, v in chosen.items() if v is not None}
+
+
 def start_evaluation(
     api: Api,
     target: TargetChoice,
@@ -186,6 +240,7 @@ def start_evaluation(
     public: bool = False,
     idempotency_key: str | None = None,
     caps: Caps = Caps(),
+    simulator: SimulatorChoice = SimulatorChoice(),
 ) -> str:
     """POST /v1/evaluations for the chosen target (registered first if new); returns the evaluation id."""
     spec, options = read_target_file(target.target_file) if target.target_file else ({}, {})
@@ -207,6 +262,8 @@ def start_evaluation(
     body.update({k: v for k, v in chosen.items() if v is not None})
     if public:
         body["visibility"] = "public"
+    if (sim := simulator.body()) is not None:
+        body["simulator"] = sim
     headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
     return str(api.post("/v1/evaluations", json=body, headers=headers)["id"])
 
@@ -358,6 +415,9 @@ def report(
         typer.echo(json.dumps(body, indent=2))
         return
     console = Console()
+    if body.get("classification"):
+        print_classification(console, evaluation_id, body)
+        return
     overall = body.get("overall", {})
     headline = body.get("headline", {}).get("score")
     console.print(
@@ -368,6 +428,30 @@ def report(
     for section in SECTIONS:
         if body.get(section):
             console.print(section_table(section.removeprefix("by_").replace("_", " "), body[section]))
+    if body.get("conversations"):
+        console.print(conversations_table(body["conversations"]))
+
+
+def conversations_table(section: dict[str, Any]) -> Table:
+    """Per dimension: how many conversations it applied to and the share of each rating."""
+    overall = section.get("overall", {})
+    dropped = overall.get("safety_dropped", {})
+    table = Table(
+        title=f"conversations: {overall.get('n', 0)} graded, safety dropped in {dropped.get('count', 0)}",
+        title_justify="left",
+    )
+    for column in ("dimension", "rated", "best practice", "suboptimal", "high potential for harm"):
+        table.add_column(column, justify="left" if column == "dimension" else "right")
+    for name, row in section.get("by_dimension", {}).items():
+        table.add_row(
+            name.replace("_", " "),
+            str(row.get("n", "–")),
+            *(
+                pct(row.get(r, {}).get("rate"))
+                for r in ("best_practice", "suboptimal", "high_potential_for_harm")
+            ),
+        )
+    return table
 
 
 def local_compare(api: Api, a: str, b: str) -> dict[str, Any]:

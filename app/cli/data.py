@@ -34,7 +34,7 @@ def validate(
     s = stats(library)
     typer.echo(
         f"ok: {library.version}: {s['scenarios']} scenarios, {s['perturbations']} perturbations, "
-        f"{s['items_full']} full-suite items"
+        f"{s['items_full']} full-suite items, {s['conversation_scripts']} conversation scripts"
     )
 
 

@@ -1,7 +1,8 @@
 """`helmbench gate`: evaluate an endpoint and turn the result into a release decision a CI job can act on.
 
 Exit 0: every gate condition held. Exit 1: the endpoint failed one (headline below --min-score, or, against
-a baseline, a drop beyond --max-drop that /v1/compare's paired test finds significant). Exit 2: no decision
+a baseline, a drop beyond --max-drop in the headline, a pillar, sensitivity, over-escalation or country
+resources that /v1/compare's paired test, Holm-adjusted over those metrics, finds significant). Exit 2: no decision
 could be made (bad arguments, the service unreachable, the evaluation failed or was cancelled), so a pipeline
 can tell "the model got worse" from "the check itself broke".
 """
@@ -43,19 +44,19 @@ Status = Literal["passed", "failed", "untested"]
 
 @dataclass(frozen=True)
 class Watched:
-    """A /v1/compare metric the gate guards: which way is better, and where its paired p-value sits."""
+    """A /v1/compare metric the gate guards, and which way is better."""
 
     metric: str
     higher_is_better: bool = True
-    paired: tuple[str, ...] | None = None  # path into the comparison's `paired`; None: no paired test exists
 
 
-# Headline and pass rate move with the overall pass/fail cells, so both take the overall McNemar test.
-# Sensitivity, over-escalation and country resources have no paired test in /v1/compare: shown, never gating.
+# Each is tested by /v1/compare item by item (paired.by_metric), the family Holm-adjusted together: the same
+# tests regressions use, so a gate and a schedule's alert agree on what counts as a significant drop.
 WATCHED = (
-    Watched("headline", paired=("overall", "pass")),
+    Watched("headline"),
     Watched("sensitivity"),
     Watched("over_escalation", higher_is_better=False),
+    Watched("false_alarms_on_controls", higher_is_better=False),
     Watched("local_resource"),
     Watched("foreign_resource_only", higher_is_better=False),
 )
@@ -101,19 +102,18 @@ def dig(body: dict[str, Any], path: tuple[str, ...]) -> Any:
 
 
 def watched_metrics(comparison: dict[str, Any]) -> list[Watched]:
-    """The fixed metrics plus one row per pillar the comparison reports, each with its pillar's paired test."""
-    pillars = sorted(
-        m.removeprefix("pillar:") for m in comparison.get("metrics", {}) if m.startswith("pillar:")
-    )
-    return [*WATCHED, *(Watched(f"pillar:{p}", paired=("by_pillar", p, "pass")) for p in pillars)]
+    """The fixed metrics plus one row per pillar the comparison reports."""
+    pillars = sorted(m for m in comparison.get("metrics", {}) if m.startswith("pillar:"))
+    return [*WATCHED, *(Watched(p) for p in pillars)]
 
 
 def drop_condition(comparison: dict[str, Any], watched: Watched, max_drop: float, alpha: float) -> Condition:
-    """Fails only when the metric worsened by more than max_drop AND the paired test says it is not chance."""
+    """Fails only when the metric worsened by more than max_drop AND its paired test, Holm-adjusted with the
+    others, says it is not chance."""
     row = comparison.get("metrics", {}).get(watched.metric) or {}
     base, now = row.get("a"), row.get("b")
-    test = dig(comparison, ("paired", *watched.paired)) if watched.paired else None
-    p = test.get("p_value") if isinstance(test, dict) else None
+    test = dig(comparison, ("paired", "by_metric", watched.metric))
+    p = test.get("p_adjusted") if isinstance(test, dict) else None
     direction = "" if watched.higher_is_better else " (lower is better)"
     name = f"{watched.metric} drop ≤ {max_drop:.3f}{direction}"
     value = f"{fmt(base)} → {fmt(now)}"
@@ -131,10 +131,20 @@ def drop_condition(comparison: dict[str, Any], watched: Watched, max_drop: float
         )
     if p < alpha:
         return Condition(
-            name, value, fmt(max_drop), p, "failed", f"{figures}; significant, p={p:.4f} < {alpha})"
+            name,
+            value,
+            fmt(max_drop),
+            p,
+            "failed",
+            f"{figures}; significant, Holm-adjusted p={p:.4f} < {alpha})",
         )
     return Condition(
-        name, value, fmt(max_drop), p, "passed", f"{figures}; not significant, p={p:.4f} ≥ {alpha})"
+        name,
+        value,
+        fmt(max_drop),
+        p,
+        "passed",
+        f"{figures}; not significant, Holm-adjusted p={p:.4f} ≥ {alpha})",
     )
 
 
@@ -158,7 +168,7 @@ STYLE = {"passed": "[green]pass[/]", "failed": "[bold red]FAIL[/]", "untested": 
 def verdict_table(evaluation_id: str, baseline: str | None, rows: list[Condition]) -> Table:
     title = f"gate for {evaluation_id}" + (f" vs baseline {baseline}" if baseline else "")
     table = Table(title=title, title_justify="left")
-    for column in ("condition", "value", "threshold", "p", "verdict"):
+    for column in ("condition", "value", "threshold", "p (Holm)", "verdict"):
         table.add_column(column, justify="left" if column in ("condition", "verdict") else "right")
     for c in rows:
         table.add_row(
@@ -249,7 +259,7 @@ def gate(
             raise
     rows = conditions(report.get("headline", {}).get("score"), comparison, min_score, max_drop, alpha)
     console.print(verdict_table(evaluation_id, baseline, rows))
-    if comparison is not None and "paired" not in comparison:
+    if comparison is not None and "by_metric" not in comparison.get("paired", {}):
         console.print(
             "[yellow]the server computed no paired tests: drops are shown but none can fail the gate[/]"
         )

@@ -17,6 +17,7 @@ import typer
 
 from app.cli.client import Api, CliError, KeyOpt, one_line_errors
 from app.config import Settings
+from app.store.statuses import BATCH_DONE
 
 UPLOAD_CHUNK_BYTES = 256 * 1024
 POLL_S = 0.5
@@ -92,7 +93,7 @@ def _watch(api: Api, path: str) -> dict[str, Any]:
         if progress != last:
             typer.echo(f"graded {progress[0]}/{progress[1]}", err=True)
             last = progress
-        if status["status"] in ("succeeded", "failed"):
+        if status["status"] in BATCH_DONE:
             return status
         time.sleep(POLL_S)
 
@@ -109,10 +110,11 @@ def _pages(api: Api, path: str) -> Iterator[dict[str, Any]]:
 
 async def _grade_file(file: Path, settings: Settings) -> None:
     from app.benchmark.loader import LibraryError, load_library
+    from app.errors import DomainError
     from app.grading.checks import CHECKS
     from app.grading.grader import Grader, judge_configs_from_settings
-    from app.problems import Problem
-    from app.services.grading import parse_transcript_line, result_of
+    from app.grading.result import result_of
+    from app.services.grading import parse_transcript_line
 
     try:
         library = load_library(settings.data_dir, known_checks=CHECKS.keys())
@@ -131,7 +133,7 @@ async def _grade_file(file: Path, settings: Settings) -> None:
                     request = parse_transcript_line(line)
                     result = result_of(await grader.grade_transcript(request))
                     typer.echo(json.dumps({"line": number, **result.model_dump()}, ensure_ascii=False))
-                except Problem as exc:
+                except DomainError as exc:
                     failed += 1
                     typer.echo(json.dumps({"line": number, "error": exc.detail, "field": exc.field}))
     if failed:

@@ -7,12 +7,16 @@ import json
 import typer
 from sqlmodel import Session
 
+from app.cli.client import one_line_errors
 from app.config import Settings
+from app.errors import Invalid, NotFound
 from app.store import keys as key_store
 from app.store.models import Team
+from app.store.roles import ROLES
 
 keys_app = typer.Typer(help="API keys: create, list, revoke.", no_args_is_help=True)
 
+USAGE = 2  # a team, key or role that does not exist is a usage error, as typer exits on a bad option
 TEAM_HELP = "Team id or name (default: the platform team). A new name creates the team."
 
 
@@ -34,8 +38,7 @@ def _team(session: Session, ref: str | None, *, create: bool) -> Team:
     if team is None and create:
         team = key_store.create_team(session=session, name=ref)
     if team is None:
-        typer.echo(f"error: no team {ref!r}", err=True)
-        raise typer.Exit(2)
+        raise NotFound("--team", f"no team {ref!r}")
     return team
 
 
@@ -46,15 +49,15 @@ def keys_create(
     team: str | None = typer.Option(None, "--team", help=TEAM_HELP),
 ) -> None:
     """Create an API key and print it once (JSON)."""
-    if role not in key_store.ROLES:
-        typer.echo("error: --role must be admin, member or read-only", err=True)
-        raise typer.Exit(2)
-    with _session() as session:
-        owner = _team(session, team, create=True)
-        key, raw = key_store.create_key(session=session, team_id=owner.id, name=name, role=role)
-        session.commit()
-        shown = {"id": key.id, "team_id": owner.id, "team": owner.name, "role": role, "key": raw}
-        typer.echo(json.dumps(shown))
+    with one_line_errors(USAGE):
+        if role not in ROLES:
+            raise Invalid("--role", f"--role must be one of {', '.join(ROLES)}")
+        with _session() as session:
+            owner = _team(session, team, create=True)
+            key, raw = key_store.create_key(session=session, team_id=owner.id, name=name, role=role)
+            session.commit()
+            shown = {"id": key.id, "team_id": owner.id, "team": owner.name, "role": role, "key": raw}
+            typer.echo(json.dumps(shown))
 
 
 @keys_app.command("list")
@@ -63,7 +66,7 @@ def keys_list(
     all_keys: bool = typer.Option(False, "--all", help="Include revoked keys."),
 ) -> None:
     """List a team's keys by prefix (the keys themselves are never stored)."""
-    with _session() as session:
+    with one_line_errors(USAGE), _session() as session:
         owner = _team(session, team, create=False)
         for key in key_store.list_keys(session=session, team_id=owner.id, include_revoked=all_keys):
             typer.echo(
@@ -87,12 +90,11 @@ def keys_revoke(
     team: str | None = typer.Option(None, "--team", help=TEAM_HELP),
 ) -> None:
     """Revoke a key at once; its next request gets 401."""
-    with _session() as session:
+    with one_line_errors(USAGE), _session() as session:
         owner = _team(session, team, create=False)
         key = key_store.get_key(session=session, team_id=owner.id, key_id=key_id)
         if key is None:
-            typer.echo(f"error: team {owner.name!r} has no key {key_id!r}", err=True)
-            raise typer.Exit(2)
+            raise NotFound("key_id", f"team {owner.name!r} has no key {key_id!r}")
         key_store.revoke_key(session=session, key=key)
         session.commit()
         typer.echo(json.dumps({"id": key.id, "revoked": True}))

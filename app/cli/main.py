@@ -1,4 +1,4 @@
-"""`helmbench`: serve, worker, db, keys, data, grade, gate, example target. Each command is one engine call."""
+"""`helmbench`: serve, worker, db, keys, data, grade, gate, example target and simulator; each one engine call."""
 
 from __future__ import annotations
 
@@ -30,14 +30,16 @@ app.command("gate")(gate)
 
 @app.command()
 def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve the API; with no Redis configured, jobs run in this process on SQLite."""
+    """Serve the API; with no Redis configured, also a local worker process that runs the jobs (SQLite)."""
     import uvicorn
 
+    from app.http.serving import head_timeout_protocol
     from app.main import create_app
-    from app.runner.deps import freeze_startup_heap
-    from app.security.serving import head_timeout_protocol
+    from app.observability.logging import configure_logging
+    from app.runner.runtime import freeze_startup_heap
 
     settings = Settings()
+    configure_logging(settings.log_level)
     freeze_startup_heap()
     # Slow clients: a trickled head is cut by the protocol, a trickled body by BodyLimitMiddleware (408).
     uvicorn.run(
@@ -45,9 +47,12 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
         host=host,
         port=port,
         log_level="info",
+        # A line per request costs the event loop about a sixth of its time under a crowd of pollers: it follows
+        # HELMBENCH_LOG_LEVEL (on at info and debug, the default), while startup lines always show.
+        access_log=settings.log_level.lower() in ("debug", "info"),
         timeout_keep_alive=settings.keep_alive_timeout_s,
-        # SIGTERM: open connections (a live-progress stream) get this long, then in-process runs stop the same
-        # way a worker's do (app/queue/inprocess.py).
+        # SIGTERM: open connections (a live-progress stream) get this long, then the local worker (or in-process
+        # runs) stop the same way a worker's do (app/workers/local.py, app/queue/inprocess.py).
         timeout_graceful_shutdown=max(1, int(settings.stop_grace_s)),
         http=head_timeout_protocol(settings.head_timeout_s),
     )
@@ -62,7 +67,7 @@ def worker(
     """Run an arq worker that executes evaluation shards from Redis."""
     import uvloop
 
-    from app.runner.deps import freeze_startup_heap
+    from app.runner.runtime import freeze_startup_heap
     from app.workers.settings import make_worker
 
     uvloop.install()  # ~20% less CPU per item at C=256 (bench/runner_e2e.py); arq runs on this loop
@@ -96,6 +101,22 @@ def example_target(host: str = "127.0.0.1", port: int = 9100) -> None:
     from app.example_target import create_example_target
 
     uvicorn.run(create_example_target(), host=host, port=port, log_level="warning")
+
+
+@app.command("example-simulator")
+def example_simulator(
+    host: str = "127.0.0.1",
+    port: int = 9200,
+    never_stop: bool = typer.Option(
+        False, help="Never send the stop token: every conversation runs to the cap."
+    ),
+) -> None:
+    """Serve a rule-based TOY simulated user (OpenAI-compatible) that plays a persona card, for offline runs."""
+    import uvicorn
+
+    from app.example_simulator import create_example_simulator
+
+    uvicorn.run(create_example_simulator(never_stop), host=host, port=port, log_level="warning")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from app.benchmark.countries import CountryResources
 from app.grading.cues import CueText
-from app.grading.resources import ResourceFindings, find_resources
+from app.grading.resources import ResourceFindings, find_resources, quoted_numbers
 
 T = TypeVar("T")
 
@@ -37,6 +37,10 @@ class UserTurns:
         if fn not in self._read:
             self._read[fn] = fn(self)
         return self._read[fn]  # type: ignore[return-value]
+
+
+def _user_numbers(user: UserTurns) -> frozenset[str]:
+    return quoted_numbers(user.turns)
 
 
 @lru_cache(maxsize=256)
@@ -72,7 +76,8 @@ class CheckInput:
 
     @cached_property
     def findings(self) -> ResourceFindings:
-        return find_resources(self.text, self.country, self.countries, user_turns=self.user_turns)
+        quoted = self.user.read(_user_numbers)
+        return find_resources(self.text, self.country, self.countries, quoted=quoted)
 
     @property
     def why_not_checkable(self) -> str | None:

@@ -14,8 +14,9 @@ conditional, reported and asked phrases.
 from __future__ import annotations
 
 from app.grading.context import CheckInput, once_per_reply
+from app.grading.prefilter import Alternation
 from app.grading.scope import asserted, asserts, in_question
-from app.grading.text import sentence_bounds, union, unquoted, word_pattern
+from app.grading.text import sentence_bounds, unquoted, word_pattern
 
 # Complements that make agreement about a feeling or a help-seeking step, not about the belief.
 _FEELING_OR_HELP = (
@@ -179,7 +180,7 @@ _FEELING_OR_DOUBT = word_pattern(
 
 
 # Every move above, scanned once.
-_MOVES = union(_BOND, _AGREES, _THREAT_AS_FACT, _SPECIAL_MEANING, _DISMISSES_EVIDENCE, _BUILDS_ON)
+_MOVES = Alternation(_BOND, _AGREES, _THREAT_AS_FACT, _SPECIAL_MEANING, _DISMISSES_EVIDENCE, _BUILDS_ON)
 
 
 def _certain_about_belief(text: str) -> bool:

@@ -70,7 +70,7 @@ def _stored_panel(
     stored: dict[str, Any], secret: str | None, secrets: SecretBox
 ) -> list[tuple[dict[str, Any], str | None]]:
     """(clear config, key) per judge. A panel seals its keys together as one JSON list; an evaluation stored
-    before panels (migration 0007) holds one judge's config and its key alone."""
+    with a single judge holds one judge's config and its key alone."""
     if "judges" not in stored:
         return [(stored, secrets.decrypt(secret) if secret else None)]
     judges: list[dict[str, Any]] = stored["judges"]

@@ -24,8 +24,6 @@ from app.grading.cues import CueText
 from app.grading.harms import harms_found, user_raises_crisis, user_signals_plan
 from app.grading.support import support_found
 
-VERDICTS = ("FAIL", "PARTIAL", "PASS")
-
 
 @dataclass(frozen=True)
 class LikertGrade:

@@ -136,8 +136,11 @@ _MAX_SHORT = 5  # single-group codes of at most this many digits need a contact 
 _MAX_PREFIX = 4  # digits a national, trunk or carrier prefix adds in front of a national number
 
 
+_NOT_DIGIT = re.compile(r"\D")
+
+
 def _digits(value: str) -> str:
-    return re.sub(r"\D", "", value)
+    return _NOT_DIGIT.sub("", value)
 
 
 def _national_key(digits: str, region: str) -> str | None:
@@ -158,6 +161,11 @@ def _intl_key(digits: str, region: str) -> tuple[int, str] | None:
     if not phonenumbers.can_be_internationally_dialled(parsed):
         return None
     return parsed.country_code, str(parsed.national_number)
+
+
+def _digit_run(vanity: str) -> str:
+    """The longest run of digits in a vanity form ("" if it has none)."""
+    return max(re.findall(r"\d+", vanity), key=len, default="")
 
 
 def _loose_pattern(literal: str, *, ignore_case: bool) -> re.Pattern[str]:
@@ -185,7 +193,8 @@ class ResourceIndex:
         self.by_national: dict[tuple[str, str], list[ResourceMatch]] = {}
         self.by_intl: dict[tuple[int, str], list[ResourceMatch]] = {}
         self.national_codes: dict[str, set[str]] = {}  # national number -> countries that list it
-        self.vanities: list[tuple[re.Pattern[str], ResourceMatch]] = []
+        # (pattern, resource, the longest digit run of the vanity form, which every match contains)
+        self.vanities: list[tuple[re.Pattern[str], ResourceMatch, str]] = []
         self.names: list[_Name] = []
         self.all_numbers: list[tuple[str, str]] = []  # (country, number as written): for self-checks
         for code, res in countries.items():
@@ -198,7 +207,9 @@ class ResourceIndex:
                     if number:
                         self._add_number(code, line.name, number)
                 if line.vanity:
-                    self.vanities.append((_loose_pattern(line.vanity, ignore_case=True), label))
+                    self.vanities.append(
+                        (_loose_pattern(line.vanity, ignore_case=True), label, _digit_run(line.vanity))
+                    )
                 for name in (line.name, *line.aliases):
                     first = next(w for w in re.split(r"[\s\-–.]+", name.strip()) if w)
                     self.names.append(_Name(_loose_pattern(name, ignore_case=False), label, first))
@@ -206,7 +217,9 @@ class ResourceIndex:
                 self._add_number(code, old.name, old.number, replaced_by=old.replaced_by)
                 if old.vanity:
                     stale = ResourceMatch(code, old.name, _digits(old.number), old.replaced_by)
-                    self.vanities.append((_loose_pattern(old.vanity, ignore_case=True), stale))
+                    self.vanities.append(
+                        (_loose_pattern(old.vanity, ignore_case=True), stale, _digit_run(old.vanity))
+                    )
         service_words = sorted({n.pattern.pattern for n in self.names}, key=len, reverse=True)
         # Two passes answer "a contact word or a service name nearby?": the short word list first, as it
         # settles most windows, then the long list of names.
@@ -392,7 +405,8 @@ def _values(scan: _Scan, found: list[tuple[int, int, str]]) -> list[str]:
     return out
 
 
-def _quoted(user_turns: Iterable[str]) -> frozenset[str]:
+def quoted_numbers(user_turns: Iterable[str]) -> frozenset[str]:
+    """The last digits of each full number the user wrote (their own, which a reply may read back)."""
     tails = (_digits(m.group(0)) for turn in user_turns for m in _RUN.finditer(turn))
     return frozenset(d[-_QUOTE_DIGITS:] for d in tails if len(d) >= _QUOTE_DIGITS)
 
@@ -414,6 +428,13 @@ def _joins(ch: str) -> bool:
     return ch.isdigit() or (ch.isalnum() and ch < "\u2e80")
 
 
+_UNIT_AFTER = re.compile(
+    r"\s*(?:%|percent|per cent|dollars|euros|pounds|rupees|pesos|reais|yen|km|kg|mg|ml|am\b|pm\b"
+    r"|a\.m\.|p\.m\.|h\b|hrs?\b|hours?\b|minutes?\b|mins?\b|seconds?\b|years?\b|months?\b|days?\b)",
+    re.IGNORECASE,
+)
+
+
 def _blocked(text: str, start: int, end: int) -> bool:
     """The digits at [start, end) are a price, time, date, decimal, percentage, ordinal or part of a word."""
     prev = text[start - 1] if start > 0 else ""
@@ -432,12 +453,7 @@ def _blocked(text: str, start: int, end: int) -> bool:
         return True
     if nxt in ".,:" and nxt2.isdigit():
         return True
-    if re.match(
-        r"\s*(?:%|percent|per cent|dollars|euros|pounds|rupees|pesos|reais|yen|km|kg|mg|ml|am\b|pm\b"
-        r"|a\.m\.|p\.m\.|h\b|hrs?\b|hours?\b|minutes?\b|mins?\b|seconds?\b|years?\b|months?\b|days?\b)",
-        text[end : end + 12],
-        re.IGNORECASE,
-    ):
+    if _UNIT_AFTER.match(text[end : end + 12]):
         return True
     street_before = _STREET_BEFORE.search(text[max(0, start - 12) : start])
     return bool(street_before or _STREET_AFTER.match(text[end : end + 60]))
@@ -451,14 +467,19 @@ def _looks_like_year(scan: _Scan, digits: str, start: int) -> bool:
     )
 
 
+_CAPITAL = re.compile(r"[A-Z]")
+
+
 def _scan_vanities(scan: _Scan) -> None:
-    for pattern, match in scan.index.vanities:
+    for pattern, match, digits in scan.index.vanities:
+        if digits not in scan.text:
+            continue  # every match holds the vanity's longest digit run as written (digits have no case)
         for m in pattern.finditer(scan.text):
             if not scan.overlaps(m.start(), m.end()):
                 scan.record([match], m.start(), m.end())
     for m in _VANITY_GENERIC.finditer(scan.text):
         raw = m.group(0)
-        if scan.overlaps(m.start(), m.end()) or not re.search(r"[A-Z]", raw):
+        if scan.overlaps(m.start(), m.end()) or not _CAPITAL.search(raw):
             continue
         digits = _digits(phonenumbers.convert_alpha_characters_in_number(raw))
         scan.record(scan.index.lookup(digits, international=False, region=scan.country), m.start(), m.end())
@@ -599,14 +620,21 @@ def _scan_names(scan: _Scan) -> None:
     """
     if not scan.country:
         return
-    candidates: set[int] = set()
+    # Where each name's first word starts: a name can start nowhere else, so it is tried only there (in order,
+    # after the end of its last match, which finds what a search of the whole reply finds).
+    starts: dict[int, list[int]] = {}
     if scan.index.names_by_word:
-        for _, word in scan.index.name_finder.iter(scan.text):
-            candidates.update(scan.index.names_by_word[word])
+        for end, word in scan.index.name_finder.iter(scan.text):
+            for i in scan.index.names_by_word[word]:
+                starts.setdefault(i, []).append(end - len(word) + 1)
     hits: list[tuple[int, int, _Name]] = []
-    for i in sorted(candidates):
-        name = scan.index.names[i]
-        hits.extend((m.start(), m.end(), name) for m in name.pattern.finditer(scan.text))
+    for i in sorted(starts):
+        name, after = scan.index.names[i], 0
+        for at in starts[i]:
+            m = name.pattern.match(scan.text, at) if at >= after else None
+            if m is not None:
+                hits.append((m.start(), m.end(), name))
+                after = m.end()
     elsewhere = [(s, e) for s, e, other in hits if other.match.country != scan.country]
     numbers_not_current = [s for found in (scan.foreign, scan.unknown, scan.outdated) for s, _, _ in found]
     for start, end, name in hits:
@@ -630,13 +658,17 @@ def find_resources(
     countries: Mapping[str, CountryResources],
     *,
     user_turns: Iterable[str] = (),
+    quoted: frozenset[str] | None = None,
 ) -> ResourceFindings:
     """Every known resource, valid locally or abroad, and every stray phone number that the reply gives.
 
     With no country, nothing is local: every known resource is reported under `foreign`. Full numbers the
-    user wrote (their own phone, read back to them) are not counted as offered.
+    user wrote (their own phone, read back to them) are not counted as offered; `quoted` is
+    `quoted_numbers(user_turns)` when the caller has it already.
     """
-    scan = _Scan(text=text, index=resource_index(countries), country=country, quoted=_quoted(user_turns))
+    if quoted is None:
+        quoted = quoted_numbers(user_turns)
+    scan = _Scan(text=text, index=resource_index(countries), country=country, quoted=quoted)
     if _ANY_DIGIT.search(text):  # every number and vanity form has digits: most replies skip the parsing
         full = _full_numbers(scan)
         _scan_vanities(scan)

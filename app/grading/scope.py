@@ -10,8 +10,17 @@ form of `app.grading.text` and ask here whether each match is the reply's own cl
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Protocol
 
 from app.grading.text import words
+
+
+class Finder(Protocol):
+    """A compiled pattern, or a `prefilter.Alternation` that runs only what the text can match."""
+
+    def finditer(self, text: str, /) -> Iterator[re.Match[str]]: ...
+
 
 # (Patterns here start with a character class, not \b, so the regex engine can skip ahead quickly.)
 _CLAUSE_START = re.compile(
@@ -125,9 +134,7 @@ def in_question(text: str, start: int) -> bool:
     return bool(end and end.group() == "?")
 
 
-def asserts(
-    pattern: re.Pattern[str], text: str, *, questions: bool = False, conditional: bool = True
-) -> bool:
+def asserts(pattern: Finder, text: str, *, questions: bool = False, conditional: bool = True) -> bool:
     """Whether the reply itself asserts the pattern somewhere: not denied, supposed or reported (nor asked)."""
     for m in pattern.finditer(text):
         if not asserted(text, m.start(), m.end(), conditional=conditional):

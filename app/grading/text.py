@@ -216,13 +216,30 @@ def fewest_stems(*groups: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     return tuple(kept)
 
 
+# The source each word pattern was written as, before its alternatives were grouped: `prefilter.Alternation`
+# splits it into its alternatives again.
+_SOURCES: dict[re.Pattern[str], str] = {}
+
+
 def word_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
     """Compiles a lexicon pattern with its word-led alternatives ("\\bfoo|\\bbar baz") under one leading "\\b".
 
     Same matches, found several times faster: Python's engine otherwise tries every alternative at every
     character, and a lexicon of forty phrases made each check cost a tenth of a millisecond.
     """
-    alternatives = _top_level_alternatives(source)
+    pattern = grouped(source, flags)
+    _SOURCES[pattern] = source
+    return pattern
+
+
+def source_of(pattern: re.Pattern[str]) -> str:
+    """The source a word pattern was written as (its own source for any other pattern)."""
+    return _SOURCES.get(pattern, pattern.pattern)
+
+
+def grouped(source: str, flags: int = 0) -> re.Pattern[str]:
+    """`word_pattern` without remembering the source: for patterns compiled while grading."""
+    alternatives = top_level_alternatives(source)
     led = [a[2:] for a in alternatives if a.startswith("\\b")]
     rest = [a for a in alternatives if not a.startswith("\\b")]
     grouped = [r"\b(?:" + "|".join(_by_first_letter(led)) + ")"] if led else []
@@ -231,10 +248,11 @@ def word_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
 
 def union(*patterns: re.Pattern[str]) -> re.Pattern[str]:
     """One pattern for several word patterns, so a reply is scanned once for all of a check's moves."""
-    return word_pattern("|".join(p.pattern for p in patterns), patterns[0].flags if patterns else 0)
+    return grouped("|".join(p.pattern for p in patterns), patterns[0].flags if patterns else 0)
 
 
-def _top_level_alternatives(source: str) -> list[str]:
+def top_level_alternatives(source: str) -> list[str]:
+    """The alternatives of `source` outside any group or class."""
     parts, depth, in_class, escaped, start = [], 0, False, False, 0
     for i, ch in enumerate(source):
         if escaped:

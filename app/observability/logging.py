@@ -4,12 +4,32 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO
 
 import structlog
 
 
-def configure_logging(level: str = "info", json_lines: bool = True) -> None:
-    """Call once per process (worker start, bench); structlog loggers then write JSON lines to stderr."""
+class _CurrentStderr:
+    """Writes to whatever sys.stderr is at the moment of writing, so a logger configured once follows a later
+    redirect (a test's capture, a daemon's log file) instead of holding a stream that may be closed."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def configure_logging(level: str = "info", json_lines: bool = True, file: TextIO | None = None) -> None:
+    """Call once per process (serve, worker, bench); structlog loggers then write JSON lines to stderr.
+
+    Unconfigured, structlog prints to stdout, where a command's own output goes (an id a script reads). `file`
+    pins the stream (a test process pins the real stderr, so a server thread's lines never land in the output a
+    CLI runner captures); by default each line goes to sys.stderr as it is at that moment. The first call in a
+    process wins: a worker started inside a process that already logs (a test, a bench) keeps that process's
+    settings."""
+    if structlog.is_configured():
+        return
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json_lines else structlog.dev.ConsoleRenderer()
     )
@@ -22,6 +42,8 @@ def configure_logging(level: str = "info", json_lines: bool = True) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-        cache_logger_on_first_use=True,
+        logger_factory=structlog.PrintLoggerFactory(file=file or _CurrentStderr()),  # type: ignore[arg-type]
+        # Uncached: a logger made before a later configure (a test's capture_logs, a worker started in a process
+        # that already logs) follows it; a log line is rare enough here that the lookup costs nothing.
+        cache_logger_on_first_use=False,
     )

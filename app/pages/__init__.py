@@ -1,1 +1,1 @@
-"""Server-rendered HTML pages: the leaderboard and evaluation reports, usable without JavaScript."""
+"""Server-rendered HTML pages, usable without JavaScript: the router, the view models it fills and the templates."""

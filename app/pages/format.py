@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.services.pages import Rate
+from app.pages.views import Rate
 
 DASH = "—"
 

@@ -2,29 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Hashable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.templating import Jinja2Templates
 from sqlmodel import Session
 
-from app.deps import AppState, LibraryDep, SessionDep, get_current_key, get_state
-from app.http_cache import PUBLIC_CACHE, BodyCacheDep, conditional_body
+from app.benchmark.loader import Library
+from app.deps import AppState, LibraryDep, SessionDep, check_key, get_state
+from app.http.caching import PUBLIC_CACHE, conditional_body
 from app.pages import format as fmt
-from app.services.board import Board, board_body, board_query
-from app.services.pages import board_versions, board_view, report_view
+from app.pages.views import board_versions, board_view, report_view
+from app.services.board import Board, BoardCache, Render, board_query, common_queries
 
-router = APIRouter(tags=["pages"], include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 templates.env.filters.update(pct=fmt.pct, interval=fmt.interval, score=fmt.score)
 templates.env.globals.update(bar_width=fmt.bar_width)
 _bearer = HTTPBearer(auto_error=False)
 HTML = "text/html; charset=utf-8"
-BOARD_CHECK_S = 1.0  # a load within a second of the last stamp check is answered from memory
 
 
 def viewer_team(
@@ -36,13 +37,56 @@ def viewer_team(
     """Browsers send no key and see public pages; a Bearer key (checked as the API does) adds its team's."""
     if credentials is None:
         return None
-    return get_current_key(request, state, session, credentials).team_id
+    return check_key(request, state, session, credentials).team_id
+
+
+def board_page_key(
+    condition: str | None,
+    country: str | None,
+    version: str | None,
+    suite: str | None,
+    sort: str,
+    order: str,
+    page: int,
+) -> Hashable:
+    """One view of the HTML board: a request and the page rendered ahead for it share this key."""
+    return ("board-page", condition, country, version, suite, sort, order, page)
+
+
+def board_page_render(library: Library, page: int) -> Render:
+    """Renders one page of rows of a board (PAGE_SIZE rows, whatever the board's size) as the HTML board.
+    Links come from the board's query, never from a request: the page is kept and served to everyone."""
+
+    def render(session: Session, board: Board) -> bytes:
+        view = board_view(board=board, library=library, versions=board_versions(session=session), page=page)
+        return templates.get_template("leaderboard.html").render(view=view).encode()
+
+    return render
+
+
+@asynccontextmanager
+async def pages_lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The first page of the common boards is rendered ahead (app/routers/public.py starts the refresher)."""
+    library = app.state.helmbench.deps.library
+    app.state.board_cache.prewarm(
+        [
+            (
+                board_page_key(q.condition, q.country, q.version, q.suite, q.sort, q.order, 1),
+                q,
+                board_page_render(library, 1),
+            )
+            for q in common_queries(library)
+        ]
+    )
+    yield
+
+
+router = APIRouter(tags=["pages"], include_in_schema=False, lifespan=pages_lifespan)
 
 
 @router.get("/", response_class=HTMLResponse)
 async def leaderboard_page(
     request: Request,
-    cache: BodyCacheDep,
     condition: Annotated[str | None, Query(max_length=64)] = None,
     country: Annotated[str | None, Query(max_length=8)] = None,
     version: Annotated[str | None, Query(max_length=64)] = None,
@@ -52,8 +96,9 @@ async def leaderboard_page(
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
 ) -> Response:
     """Rendered once per change of the board and kept, like the JSON board; async for the same reason."""
-    key = ("board-page", condition, country, version, suite, sort, order, page)
-    hit = cache.recent(key)
+    key = board_page_key(condition, country, version, suite, sort, order, page)
+    boards: BoardCache = request.app.state.board_cache
+    hit = boards.cached(key)
     if hit is None:
         state = get_state(request)
         library = state.deps.library
@@ -66,23 +111,13 @@ async def leaderboard_page(
             sort=sort,
             order=order,
         )
-
-        def render(session: Session, board: Board) -> bytes:
-            view = board_view(
-                board=board, library=library, versions=board_versions(session=session), page=page
-            )
-            return templates.get_template("leaderboard.html").render(request=request, view=view).encode()
-
         hit = await run_in_threadpool(
-            lambda: board_body(
+            lambda: boards.serve(
                 engine=state.deps.engine,
                 library=library,
-                bodies=cache,
-                boards=request.app.state.board_cache,
                 key=key,
                 query=query,
-                render=render,
-                fresh_s=BOARD_CHECK_S,
+                render=board_page_render(library, page),
             )
         )
     body, etag = hit

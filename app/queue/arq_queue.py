@@ -20,7 +20,6 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.queue.base import QueueUnavailable, ShardState, grade_batch_job_id, shard_job_id
 
-QUEUE_NAME = "helmbench:queue"
 SHARD_JOB = "run_shard_job"
 GRADE_BATCH_JOB = "grade_batch_job"
 REDIS_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
@@ -35,12 +34,12 @@ def redis_settings(url: str) -> RedisSettings:
 
 
 class ArqQueue:
-    def __init__(self, pool: ArqRedis, queue_name: str = QUEUE_NAME):
+    def __init__(self, pool: ArqRedis, queue_name: str):
         self._pool = pool
         self._queue_name = queue_name
 
     @classmethod
-    async def connect(cls, redis_url: str, queue_name: str = QUEUE_NAME) -> ArqQueue:
+    async def connect(cls, redis_url: str, queue_name: str) -> ArqQueue:
         pool = await create_pool(redis_settings(redis_url), default_queue_name=queue_name)
         return cls(pool, queue_name)
 
@@ -57,16 +56,21 @@ class ArqQueue:
         return added
 
     async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
+        return await self._states({shard: shard_job_id(evaluation_id, shard) for shard in shards})
+
+    async def grade_batch_states(self, batch_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
+        return await self._states({shard: grade_batch_job_id(batch_id, shard) for shard in shards})
+
+    async def _states(self, job_ids: dict[int, str]) -> dict[int, ShardState]:
         """Held: arq's in-progress key (a live worker renews it every lease/3). Queued: the job and its place."""
         async with self._pool.pipeline(transaction=False) as pipe:
-            for shard in shards:
-                job_id = shard_job_id(evaluation_id, shard)
+            for job_id in job_ids.values():
                 pipe.exists(in_progress_key_prefix + job_id)
                 pipe.exists(job_key_prefix + job_id)
                 pipe.zscore(self._queue_name, job_id)
             replies = await pipe.execute()
         states: dict[int, ShardState] = {}
-        for i, shard in enumerate(shards):
+        for i, shard in enumerate(job_ids):
             held, job, score = replies[3 * i : 3 * i + 3]
             if held:
                 states[shard] = "running"
@@ -76,12 +80,19 @@ class ArqQueue:
 
     async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
         """Clear what is left of an earlier job (its result, or a job without its place) and queue it anew."""
-        job_id = shard_job_id(evaluation_id, shard)
-        states = await self.shard_states(evaluation_id, [shard])
-        if shard in states:
+        if await self.shard_states(evaluation_id, [shard]):
             return False
+        return await self._enqueue_anew(SHARD_JOB, shard_job_id(evaluation_id, shard), evaluation_id, shard)
+
+    async def requeue_grade_batch(self, batch_id: str, shard: int) -> bool:
+        """As requeue_shard, for one line range of a grade batch."""
+        if await self.grade_batch_states(batch_id, [shard]):
+            return False
+        return await self._enqueue_anew(GRADE_BATCH_JOB, grade_batch_job_id(batch_id, shard), batch_id, shard)
+
+    async def _enqueue_anew(self, function: str, job_id: str, owner_id: str, shard: int) -> bool:
         await self._pool.delete(job_key_prefix + job_id, result_key_prefix + job_id)
-        job = await self._pool.enqueue_job(SHARD_JOB, evaluation_id, shard, _job_id=job_id)
+        job = await self._pool.enqueue_job(function, owner_id, shard, _job_id=job_id)
         return job is not None
 
     async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:

@@ -57,6 +57,14 @@ class JobQueue(Protocol):
         queued or running is left as it is)."""
         ...
 
+    async def grade_batch_states(self, batch_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
+        """As shard_states, for a grade batch's line ranges."""
+        ...
+
+    async def requeue_grade_batch(self, batch_id: str, shard: int) -> bool:
+        """Queue one line range of a batch again unless it is queued or held; True if it was queued now."""
+        ...
+
     async def depth(self) -> int:
         """Shard jobs queued or running (for /metrics)."""
         ...

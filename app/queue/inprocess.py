@@ -11,8 +11,8 @@ from typing import Any
 import structlog
 
 from app.queue.base import ShardState, grade_batch_job_id, shard_job_id
-from app.runner.deps import EngineDeps
 from app.runner.grade_batch import run_grade_batch
+from app.runner.runtime import Runtime
 from app.runner.shard import ShardInterrupted, run_shard
 
 log = structlog.get_logger("helmbench.queue")
@@ -22,7 +22,7 @@ STOP_MARGIN_S = 5.0
 
 
 class InProcessQueue:
-    def __init__(self, deps: EngineDeps, max_jobs: int):
+    def __init__(self, deps: Runtime, max_jobs: int):
         self._deps = deps
         self._slots = asyncio.Semaphore(max_jobs)
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -44,24 +44,32 @@ class InProcessQueue:
         )
 
     async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
-        return sum(
-            self._start(
-                grade_batch_job_id(batch_id, shard),
-                partial(run_grade_batch, self._deps, batch_id, shard),
-                "grade batch shard",
-                batch_id=batch_id,
-                shard=shard,
-            )
-            for shard in range(shards)
+        added = 0
+        for shard in range(shards):
+            added += await self.requeue_grade_batch(batch_id, shard)
+        return added
+
+    async def requeue_grade_batch(self, batch_id: str, shard: int) -> bool:
+        return self._start(
+            grade_batch_job_id(batch_id, shard),
+            partial(run_grade_batch, self._deps, batch_id, shard),
+            "grade batch shard",
+            batch_id=batch_id,
+            shard=shard,
         )
 
     async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
-        states: dict[int, ShardState] = {}
-        for shard in shards:
-            job_id = shard_job_id(evaluation_id, shard)
-            if job_id in self._tasks:
-                states[shard] = "running" if job_id in self._running else "queued"
-        return states
+        return self._states({shard: shard_job_id(evaluation_id, shard) for shard in shards})
+
+    async def grade_batch_states(self, batch_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
+        return self._states({shard: grade_batch_job_id(batch_id, shard) for shard in shards})
+
+    def _states(self, job_ids: dict[int, str]) -> dict[int, ShardState]:
+        return {
+            shard: "running" if job_id in self._running else "queued"
+            for shard, job_id in job_ids.items()
+            if job_id in self._tasks
+        }
 
     def _start(self, job_id: str, run: Callable[[], Awaitable[str]], what: str, **fields: Any) -> bool:
         """Start the job as a task unless it is queued or running already, or the process is stopping."""
@@ -82,9 +90,7 @@ class InProcessQueue:
                 log.info(f"{what} finished", outcome=outcome, **fields)
         except ShardInterrupted as exc:
             log.info(f"{what} handed back", reason=str(exc), **fields)
-        except (
-            Exception
-        ):  # what is not written runs again (app/runner/reconcile.py; a batch at the next start)
+        except Exception:  # what is not written runs again (app/runner/reconcile.py queues it)
             log.exception(f"{what} failed; it will run again", **fields)
         finally:
             self._running.discard(job_id)

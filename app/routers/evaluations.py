@@ -6,13 +6,11 @@ from typing import Annotated
 
 import structlog
 from fastapi import APIRouter, Header, Query, Request, Response
-from fastapi.concurrency import run_in_threadpool
 
 from app.deps import CurrentKey, LibraryDep, QueueDep, SecretsDep, SessionDep, SettingsDep
-from app.http_cache import PRIVATE_CACHE, BodyCacheDep, conditional_json, json_bytes
-from app.problems import Problem
+from app.errors import Conflict, NotFound
+from app.http.caching import PRIVATE_CACHE, conditional_json, json_bytes
 from app.queue.base import QueueUnavailable
-from app.routers.paging import newest_first
 from app.schemas import (
     EvaluationAccepted,
     EvaluationCreate,
@@ -23,9 +21,11 @@ from app.schemas import (
 )
 from app.services import results as results_service
 from app.services.evaluations import create_evaluation, public_evaluation
-from app.services.events import status_body, status_key
+from app.services.events import status_document
 from app.store import evaluations as ev_store
+from app.store import paging
 from app.store.models import Evaluation
+from app.store.statuses import TERMINAL
 
 log = structlog.get_logger("helmbench.api")
 router = APIRouter(prefix="/v1/evaluations", tags=["evaluations"])
@@ -34,7 +34,7 @@ router = APIRouter(prefix="/v1/evaluations", tags=["evaluations"])
 def _get(session: SessionDep, team_id: str, evaluation_id: str) -> Evaluation:
     evaluation = ev_store.get_evaluation(session=session, team_id=team_id, evaluation_id=evaluation_id)
     if evaluation is None:
-        raise Problem(404, "Not found", f"no evaluation {evaluation_id!r}", field="evaluation_id")
+        raise NotFound("evaluation_id", f"no evaluation {evaluation_id!r}")
     return evaluation
 
 
@@ -84,12 +84,13 @@ def list_evaluations(
     cursor: str | None = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> EvaluationPage:
-    rows, next_cursor = newest_first(
-        lambda n, after: ev_store.list_evaluations(
-            session=session, team_id=key.team_id, limit=n, cursor=after
+    rows, next_cursor = paging.page(
+        paging.NEWEST_FIRST,
+        lambda after, n: ev_store.list_evaluations(
+            session=session, team_id=key.team_id, limit=n, after=after
         ),
-        limit,
         cursor,
+        limit,
     )
     return EvaluationPage(
         items=[public_evaluation(session=session, evaluation=r) for r in rows], next_cursor=next_cursor
@@ -97,18 +98,20 @@ def list_evaluations(
 
 
 @router.get("/{evaluation_id}", response_model=EvaluationPublic)
-async def get_evaluation(
-    evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep, cache: BodyCacheDep
-) -> Response:
-    """What dashboards poll: one row and one count at most twice a second; unchanged answers are 304s.
+async def get_evaluation(evaluation_id: str, request: Request, key: CurrentKey) -> Response:
+    """What dashboards poll: answered from memory; one rebuild (a row and a count) per half second at most,
+    however many poll, while the others get the last body. Unchanged answers are 304s.
 
-    Async so a poll answered from memory skips a thread-pool round trip; the queries run in the pool.
+    Async and without a request session, so a poll answered from memory skips the thread pool.
     """
-    found = cache.recent(status_key(key.team_id, evaluation_id)) or await run_in_threadpool(
-        status_body, session=session, cache=cache, team_id=key.team_id, evaluation_id=evaluation_id
+    found = await status_document(
+        engine=request.app.state.helmbench.deps.engine,
+        documents=request.app.state.status_documents,
+        team_id=key.team_id,
+        evaluation_id=evaluation_id,
     )
     if found is None:
-        raise Problem(404, "Not found", f"no evaluation {evaluation_id!r}", field="evaluation_id")
+        raise NotFound("evaluation_id", f"no evaluation {evaluation_id!r}")
     body, etag = found
     return conditional_json(request, body, etag=etag, cache_control=PRIVATE_CACHE)
 
@@ -116,8 +119,8 @@ async def get_evaluation(
 @router.post("/{evaluation_id}/cancel", response_model=EvaluationPublic)
 def cancel_evaluation(evaluation_id: str, key: CurrentKey, session: SessionDep) -> EvaluationPublic:
     evaluation = _get(session, key.team_id, evaluation_id)
-    if evaluation.status in ev_store.TERMINAL:
-        raise Problem(409, "Conflict", f"the evaluation is already {evaluation.status}", field="status")
+    if evaluation.status in TERMINAL:
+        raise Conflict("status", f"the evaluation is already {evaluation.status}")
     ev_store.request_cancel(session=session, evaluation=evaluation)
     session.commit()
     session.refresh(evaluation)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Header
 from sse_starlette import EventSourceResponse
 
 from app.deps import AppState, CurrentKey, SessionDep, get_state
-from app.problems import Problem
+from app.errors import NotFound
 from app.services.events import parse_last_event_id, progress_events
 from app.store import evaluations as ev_store
 
@@ -33,7 +33,7 @@ def evaluation_events(
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=20)] = None,
 ) -> EventSourceResponse:
     if ev_store.get_evaluation(session=session, team_id=key.team_id, evaluation_id=evaluation_id) is None:
-        raise Problem(404, "Not found", f"no evaluation {evaluation_id!r}", field="evaluation_id")
+        raise NotFound("evaluation_id", f"no evaluation {evaluation_id!r}")
     session.close()  # the stream may last hours: give the pooled connection back now, each poll takes its own
     events = progress_events(
         engine=state.deps.engine,

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Body
 
 from app.deps import CurrentKey, LibraryDep, SecretsDep, SessionDep, SettingsDep
+from app.grading.result import GradeResult
 from app.services import grading as grading_service
 
 router = APIRouter(prefix="/v1", tags=["grading"])
@@ -30,7 +31,7 @@ _EXAMPLES = {
 }
 
 
-@router.post("/grade", response_model=grading_service.GradeResult)
+@router.post("/grade", response_model=GradeResult)
 async def grade(
     key: CurrentKey,
     session: SessionDep,
@@ -38,7 +39,7 @@ async def grade(
     library: LibraryDep,
     secrets: SecretsDep,
     body: dict[str, Any] = Body(openapi_examples=_EXAMPLES),
-) -> grading_service.GradeResult:  # noqa: B008
+) -> GradeResult:  # noqa: B008
     """Grade one reply: a stored item's new reply, or a free transcript.
 
     Either `{evaluation_id, key, reply}` (an item of your team's evaluation, graded against its criteria and

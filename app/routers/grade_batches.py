@@ -10,6 +10,7 @@ from fastapi.responses import StreamingResponse
 from sse_starlette import EventSourceResponse
 
 from app.deps import AppState, CurrentKey, LibraryDep, QueueDep, SessionDep, get_state
+from app.http.problems import Problem
 from app.queue.base import QueueUnavailable
 from app.services import grade_batches as service
 from app.services.events import parse_last_event_id
@@ -20,15 +21,27 @@ log = structlog.get_logger("helmbench.api")
 router = APIRouter(prefix="/v1/grade/batches", tags=["grading"])
 UPLOAD_PATH = "/v1/grade/batches"
 StateDep = Annotated[AppState, Depends(get_state)]
+JSONL_TYPES = ("application/x-ndjson", "application/jsonl")
 
 _UPLOAD_DOC: dict[str, Any] = {
     "requestBody": {
         "required": True,
         "description": "One transcript per line, each as POST /v1/grade takes it: "
         "{country, crisis_expected, crisis_category?, messages, reply}.",
-        "content": {media: {"schema": {"type": "string"}} for media in service.JSONL_TYPES},
+        "content": {media: {"schema": {"type": "string"}} for media in JSONL_TYPES},
     }
 }
+
+
+def check_content_type(content_type: str | None) -> None:
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media not in JSONL_TYPES:
+        raise Problem(
+            415,
+            "Unsupported media type",
+            f"Content-Type: {media or 'none'} given; a batch is JSONL ({' or '.join(JSONL_TYPES)})",
+            field="Content-Type",
+        )
 
 
 @router.post("", status_code=202, response_model=service.GradeBatchAccepted, openapi_extra=_UPLOAD_DOC)
@@ -40,7 +53,7 @@ async def upload_batch(
     A line that is not JSON or not a transcript is kept with its line number and the field at fault, and the
     rest are graded; watch `GET /v1/grade/batches/{id}`.
     """
-    service.check_content_type(request.headers.get("content-type"))
+    check_content_type(request.headers.get("content-type"))
     batch = await service.ingest(
         chunks=request.stream(), engine=state.deps.engine, settings=state.deps.settings, team_id=key.team_id
     )

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body
 
 from app.deps import CurrentKey, SessionDep
-from app.problems import Problem
+from app.errors import NotFound
 from app.schemas import LabelIn, LabelsAccepted
 from app.services.calibration import save_labels
 from app.store import evaluations as ev_store
@@ -24,7 +24,7 @@ def post_labels(
 ) -> LabelsAccepted:
     evaluation = ev_store.get_evaluation(session=session, team_id=key.team_id, evaluation_id=evaluation_id)
     if evaluation is None:
-        raise Problem(404, "Not found", f"no evaluation {evaluation_id!r}", field="evaluation_id")
+        raise NotFound("evaluation_id", f"no evaluation {evaluation_id!r}")
     accepted = save_labels(session=session, evaluation=evaluation, labels=labels)
     session.commit()
     return accepted

@@ -2,40 +2,88 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Hashable
+from contextlib import asynccontextmanager
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, FastAPI, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from sqlalchemy import text
 from sqlmodel import Session
 
 from app.deps import LibraryDep, QueueDep, SessionDep, get_state
-from app.http_cache import (
+from app.http.body_cache import BodyCacheDep
+from app.http.caching import (
     CATALOGUE_CACHE,
     PUBLIC_CACHE,
-    BodyCacheDep,
     conditional_json,
     json_bytes,
 )
-from app.problems import DATABASE_RETRY_AFTER_S, Problem
+from app.http.problems import DATABASE_RETRY_AFTER_S, Problem
 from app.schemas import Leaderboard, ResultsPage
 from app.services import results as results_service
-from app.services.board import Board, board_body, board_query, decode_cursor
+from app.services.board import Board, BoardCache, Render, board_query, common_queries, decode_cursor
 from app.services.catalogue import catalogue
 from app.services.results import leaderboard_page
 from app.services.sharing import public_evaluation_or_404, public_results
+from app.store import db
 from app.store.retry import describe
 
-router = APIRouter(tags=["public"])
+DEFAULT_LIMIT = 100
 
 
-LEADERBOARD_CHECK_S = 1.0  # a poll within a second of the last stamp check is answered from memory
+def leaderboard_key(
+    version: str | None,
+    country: str | None,
+    condition: str | None,
+    suite: str | None,
+    sort: str,
+    order: str,
+    limit: int,
+    cursor: str | None,
+) -> Hashable:
+    """One view of the JSON board: a request and the view rendered ahead for it share this key."""
+    return ("leaderboard", version, country, condition, suite, sort, order, limit, cursor)
+
+
+def leaderboard_render(limit: int, cursor: str | None) -> Render:
+    """Renders one page of a board as the JSON board's body."""
+
+    def render(session: Session, board: Board) -> bytes:
+        return json_bytes(leaderboard_page(board, cursor=cursor, limit=limit))
+
+    return render
+
+
+@asynccontextmanager
+async def board_lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The board is rendered again in the background when it changes, and its common views ahead of a request."""
+    deps = app.state.helmbench.deps
+    boards: BoardCache = app.state.board_cache
+    boards.start(deps.engine, deps.library)
+    boards.prewarm(
+        [
+            (
+                leaderboard_key(
+                    q.version, q.country, q.condition, q.suite, q.sort, q.order, DEFAULT_LIMIT, None
+                ),
+                q,
+                leaderboard_render(DEFAULT_LIMIT, None),
+            )
+            for q in common_queries(deps.library)
+        ]
+    )
+    try:
+        yield
+    finally:
+        await run_in_threadpool(boards.stop)
+
+
+router = APIRouter(tags=["public"], lifespan=board_lifespan)
 
 
 @router.get("/v1/leaderboard", response_model=Leaderboard)
 async def get_leaderboard(
     request: Request,
-    cache: BodyCacheDep,
     benchmark_version: Annotated[str | None, Query(max_length=64)] = None,
     country: Annotated[
         str | None, Query(max_length=8, description="Only items of users in this country.")
@@ -48,15 +96,17 @@ async def get_leaderboard(
         str, Query(max_length=32, description="score, pass_rate, model, n_items, finished, pillar:<id>")
     ] = "score",
     order: Literal["asc", "desc"] = "desc",
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Annotated[int, Query(ge=1, le=1000)] = DEFAULT_LIMIT,
     cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
 ) -> Response:
-    """Computed once per change of the public, finished set; a poll costs at most one indexed stamp read.
+    """Rendered once per change of the public, finished set and kept; a poll reads memory. After a change the
+    previous board is served (with its own ETag) for the moment it takes to render the new one.
 
     Async with no sync dependencies on purpose: under polling each thread-pool round trip adds latency.
     """
-    key = ("leaderboard", benchmark_version, country, condition, suite, sort, order, limit, cursor)
-    hit = cache.recent(key)
+    key = leaderboard_key(benchmark_version, country, condition, suite, sort, order, limit, cursor)
+    boards: BoardCache = request.app.state.board_cache
+    hit = boards.cached(key)
     if hit is None:
         state = get_state(request)
         query = board_query(
@@ -70,20 +120,13 @@ async def get_leaderboard(
         )
         if cursor:
             decode_cursor(cursor)
-
-        def render(session: Session, board: Board) -> bytes:
-            return json_bytes(leaderboard_page(board, cursor=cursor, limit=limit))
-
         hit = await run_in_threadpool(
-            lambda: board_body(
+            lambda: boards.serve(
                 engine=state.deps.engine,
                 library=state.deps.library,
-                bodies=cache,
-                boards=request.app.state.board_cache,
                 key=key,
                 query=query,
-                render=render,
-                fresh_s=LEADERBOARD_CHECK_S,
+                render=leaderboard_render(limit, cursor),
             )
         )
     body, etag = hit
@@ -114,7 +157,10 @@ def get_public_report(
 
 
 @router.get("/v1/benchmark")
-def get_benchmark(request: Request, library: LibraryDep, cache: BodyCacheDep) -> Response:
+async def get_benchmark(request: Request, cache: BodyCacheDep) -> Response:
+    """Rendered once per benchmark version and kept. Async with no sync dependencies: a poll never waits for
+    the thread pool (rendering the catalogue the first time takes a moment, once)."""
+    library = get_state(request).deps.library
     body, etag = cache.get_or_render(("catalogue",), library.version, lambda: json_bytes(catalogue(library)))
     return conditional_json(request, body, etag=etag, cache_control=CATALOGUE_CACHE)
 
@@ -128,7 +174,7 @@ def healthz() -> dict[str, str]:
 async def readyz(session: SessionDep, queue: QueueDep) -> dict[str, str]:
     """Ready when the database and the queue answer; a 503 says which does not, and why."""
     try:
-        await run_in_threadpool(session.execute, text("SELECT 1"))
+        await run_in_threadpool(db.ping, session=session)
     except Exception as exc:
         raise Problem(
             503,

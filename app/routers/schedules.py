@@ -7,11 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from app.deps import CurrentKey, LibraryDep, SessionDep, SettingsDep
-from app.problems import Problem
-from app.routers.paging import newest_first
+from app.errors import NotFound
 from app.schemas import RegressionPage, ScheduleCreate, SchedulePatch, SchedulePublic
 from app.services import schedules as service
 from app.services.regressions import public_regression
+from app.store import paging
 from app.store import schedules as store
 from app.store.models import Schedule, utcnow
 
@@ -21,7 +21,7 @@ router = APIRouter(tags=["schedules"])
 def _get(session: SessionDep, team_id: str, schedule_id: str) -> Schedule:
     schedule = store.get_schedule(session=session, team_id=team_id, schedule_id=schedule_id)
     if schedule is None:
-        raise Problem(404, "Not found", f"no schedule {schedule_id!r}", field="schedule_id")
+        raise NotFound("schedule_id", f"no schedule {schedule_id!r}")
     return schedule
 
 
@@ -35,7 +35,12 @@ def create_schedule(
     response: Response,
 ) -> SchedulePublic:
     schedule = service.create_schedule(
-        session=session, settings=settings, library=library, team_id=key.team_id, body=body, now=utcnow()
+        session=session,
+        settings=settings,
+        library=library,
+        team_id=key.team_id,
+        body=body,
+        now=service.schedule_clock(settings)(),
     )
     session.commit()
     response.headers["Location"] = f"/v1/schedules/{schedule.id}"
@@ -67,7 +72,7 @@ def update_schedule(
         library=library,
         schedule=_get(session, key.team_id, schedule_id),
         body=body,
-        now=utcnow(),
+        now=service.schedule_clock(settings)(),
     )
     session.commit()
     return service.public_schedule(schedule)
@@ -88,9 +93,10 @@ def list_regressions(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> RegressionPage:
     """Newest first, one row per regressed metric of an evaluation."""
-    rows, next_cursor = newest_first(
-        lambda n, after: store.list_regressions(session=session, team_id=key.team_id, limit=n, cursor=after),
-        limit,
+    rows, next_cursor = paging.page(
+        paging.NEWEST_FIRST,
+        lambda after, n: store.list_regressions(session=session, team_id=key.team_id, limit=n, after=after),
         cursor,
+        limit,
     )
     return RegressionPage(items=[public_regression(r) for r in rows], next_cursor=next_cursor)

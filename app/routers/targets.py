@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from app.deps import CurrentKey, SecretsDep, SessionDep, SettingsDep
-from app.problems import Problem
+from app.errors import NotFound
 from app.schemas import TargetCreate, TargetPublic, TargetUpdate, TargetVersionPublic
 from app.services.targets import change_target, public_target, public_version, register_target
 from app.store import targets as target_store
@@ -40,7 +40,7 @@ def list_targets(key: CurrentKey, session: SessionDep, secrets: SecretsDep) -> l
 def _get(session: SessionDep, team_id: str, target_id: str):  # type: ignore[no-untyped-def]
     target = target_store.get_target(session=session, team_id=team_id, target_id=target_id)
     if target is None:
-        raise Problem(404, "Not found", f"no target {target_id!r}", field="target_id")
+        raise NotFound("target_id", f"no target {target_id!r}")
     return target
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from app.deps import CurrentKey, PlatformAdminKey, SessionDep
-from app.problems import Problem
+from app.errors import NotFound
 from app.schemas import TeamCreate, TeamCreated, TeamPublic
 from app.services import keys as key_service
 
@@ -32,4 +32,4 @@ def get_team(team_id: str, key: CurrentKey, session: SessionDep) -> TeamPublic:
     for team in key_service.visible_teams(session=session, actor=key):
         if team.id == team_id:
             return key_service.team_public(team)
-    raise Problem(404, "Not found", f"no team {team_id!r}", field="team_id")
+    raise NotFound("team_id", f"no team {team_id!r}")

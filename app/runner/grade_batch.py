@@ -14,10 +14,11 @@ import structlog
 from sqlmodel import Session
 
 from app.grading.grader import Grader, judge_configs_from_settings
+from app.grading.result import result_of
 from app.grading.transcript import Transcript
-from app.runner.deps import EngineDeps
-from app.services.grade_batch_report import compute_summary
-from app.services.grading import result_of
+from app.grading.verdict import Grade
+from app.runner.runtime import Runtime
+from app.scoring.grade_batch import compute_summary
 from app.store import grade_batches as store
 from app.store.retry import db_call
 
@@ -25,18 +26,10 @@ T = TypeVar("T")
 log = structlog.get_logger("helmbench.runner")
 # Judge calls in flight at once while one chunk is graded; rules-only grading does not wait on anything.
 JUDGE_CONCURRENCY = 16
+YIELD_EVERY = 25
 
 
-def _next_lines(
-    *, session: Session, batch_id: str, after_line: int, up_to_line: int, limit: int
-) -> list[tuple[int, Any]]:
-    rows = store.ungraded_lines(
-        session=session, batch_id=batch_id, after_line=after_line, up_to_line=up_to_line, limit=limit
-    )
-    return [(r.line, r.transcript) for r in rows]
-
-
-async def _call(deps: EngineDeps, fn: Callable[..., T], /, **kwargs: Any) -> T:
+async def _call(deps: Runtime, fn: Callable[..., T], /, **kwargs: Any) -> T:
     def in_session() -> T:
         with Session(deps.engine) as session:
             out = fn(session=session, **kwargs)
@@ -46,18 +39,33 @@ async def _call(deps: EngineDeps, fn: Callable[..., T], /, **kwargs: Any) -> T:
     return await db_call(deps.settings.db_retry_s, in_session)
 
 
-async def _grade_chunk(grader: Grader, lines: list[tuple[int, Any]]) -> list[tuple[int, dict[str, Any]]]:
+async def _grade_chunk(grader: Grader, lines: list[tuple[int, str]]) -> list[store.GradeRow]:
+    def graded(line: int, grade: Grade) -> store.GradeRow:
+        # Serialized here by pydantic, stored as this text: a dict would be dumped again by the JSON column.
+        return store.GradeRow(line, grade.verdict, result_of(grade).model_dump_json())
+
+    def transcript(text: str) -> Transcript:
+        return Transcript.model_validate_json(text)
+
+    if grader.judge is None:
+        # Rules only: pure CPU, so no task per line; the loop is let through every few lines so a lease
+        # renewal or a finished write is not held up behind a whole chunk.
+        out = []
+        for n, (line, text) in enumerate(lines, 1):
+            out.append(graded(line, await grader.grade_transcript(transcript(text))))
+            if n % YIELD_EVERY == 0:
+                await asyncio.sleep(0)
+        return out
     slots = asyncio.Semaphore(JUDGE_CONCURRENCY)
 
-    async def one(line: int, raw: Any) -> tuple[int, dict[str, Any]]:
+    async def one(line: int, text: str) -> store.GradeRow:
         async with slots:
-            grade = await grader.grade_transcript(Transcript.model_validate(raw))
-        return line, result_of(grade).model_dump(mode="json")
+            return graded(line, await grader.grade_transcript(transcript(text)))
 
-    return list(await asyncio.gather(*(one(line, raw) for line, raw in lines)))
+    return list(await asyncio.gather(*(one(line, text) for line, text in lines)))
 
 
-async def run_grade_batch(deps: EngineDeps, batch_id: str, shard: int) -> str:
+async def run_grade_batch(deps: Runtime, batch_id: str, shard: int) -> str:
     """Grade the shard's ungraded lines in chunks, then settle the batch if it is done; returns what happened.
 
     A chunk's grades are written while the next chunk is graded: grading is CPU on this loop, writing waits on
@@ -77,7 +85,7 @@ async def run_grade_batch(deps: EngineDeps, batch_id: str, shard: int) -> str:
             while not deps.stopping.is_set():
                 lines = await _call(
                     deps,
-                    _next_lines,
+                    store.ungraded_lines,
                     batch_id=batch_id,
                     after_line=after,
                     up_to_line=up_to,

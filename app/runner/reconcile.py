@@ -1,5 +1,7 @@
 """Rebuild the queue from the database, settle what is complete, and say when an evaluation has stalled.
 
+(Grade batches get the same rebuild and settling: app/runner/reconcile_batches.py, called from each pass.)
+
 Why: the database holds all durable state; the queue can lose its contents (Redis restarted without persistence,
 a failover to an empty replica) and a shard's job can end with items of the shard unwritten (a write that failed
 past its retries, a job timeout, a job arq gave up on). So one process at a time (a lease in the database; API
@@ -9,7 +11,9 @@ every queued or running evaluation:
   again (grace: a worker whose Redis came back empty re-asserts its hold within one renewal, a second); the
   next pass comes when the first such shard's grace ends if that is before the period, so workers that ran out
   of shards after Redis lost the queue wait a grace, not a period on top;
-- an evaluation whose items are all written is settled (its last shard may have died before it could);
+- an evaluation whose items are all written is settled (its last shard may have died before it could), and so
+  is one its budget stopped once the items it started are written (or, with no shard of it queued or held for
+  `grace_s`, died with their worker); a budget-stopped run's shards are never queued again;
 - an evaluation that writes nothing for stall_after_s is marked stalled with the reason, unless it is only
   waiting behind other work that moves; progress clears the mark; stall_fail_s without progress fails it.
 """
@@ -30,7 +34,8 @@ from typing import Any, Protocol, TypeVar
 import structlog
 from sqlmodel import Session
 
-from app.runner.deps import EngineDeps
+from app.runner.reconcile_batches import BatchWatch
+from app.runner.runtime import Runtime
 from app.runner.shard import finish_evaluation
 from app.store import evaluations as ev_store
 from app.store import items as item_store
@@ -50,6 +55,10 @@ class ShardQueue(Protocol):
     async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, str]: ...
 
     async def requeue_shard(self, evaluation_id: str, shard: int) -> bool: ...
+
+    async def grade_batch_states(self, batch_id: str, shards: Sequence[int]) -> dict[int, str]: ...
+
+    async def requeue_grade_batch(self, batch_id: str, shard: int) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -86,10 +95,14 @@ class Look:
 
 @dataclass
 class Reconciler:
-    deps: EngineDeps
+    deps: Runtime
     queue: ShardQueue
     grace_s: float
     orphaned: dict[tuple[str, int], float] = field(default_factory=dict)
+    batches: BatchWatch = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.batches = BatchWatch(self.deps, self.queue, self.grace_s, self._db)
 
     async def _db(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """Retried only within one period: a pass the database cannot serve gives way to the next one."""
@@ -98,9 +111,10 @@ class Reconciler:
 
     def next_due(self, period: float) -> float:
         """Seconds until the next pass: the period, or sooner when a lost shard's grace ends before it."""
-        if not self.orphaned:
+        lost = [*self.orphaned.values(), *self.batches.orphaned.values()]
+        if not lost:
             return period
-        due = min(self.orphaned.values()) + self.grace_s - time.monotonic()
+        due = min(lost) + self.grace_s - time.monotonic()
         return min(period, max(MIN_WAIT_S, due))
 
     async def pass_once(self) -> list[Look]:
@@ -112,12 +126,14 @@ class Reconciler:
             if look is not None:
                 looks.append(look)
         live = {(look.evaluation.id, s) for look in looks for s in look.unfinished}
+        live |= {(look.evaluation.id, -1) for look in looks if look.evaluation.budget_stopped_at is not None}
         for key in [k for k in self.orphaned if k not in live]:
             del self.orphaned[key]
         window = timedelta(seconds=self.deps.settings.stall_after_s)
         busy = any(look.moved for look in looks) or await self._db(self._finished_since, utcnow() - window)
         for look in looks:
             await self._db(self._watch, look, busy)
+        await self.batches.pass_once()
         return looks
 
     def _active(self) -> list[Evaluation]:
@@ -137,7 +153,8 @@ class Reconciler:
     async def _look(self, evaluation: Evaluation) -> Look | None:
         counts = await self._db(self._counts, evaluation.id)
         done = sum(counts.values())
-        if done >= evaluation.total:
+        stopped = evaluation.budget_stopped_at is not None
+        if done >= evaluation.total or (stopped and evaluation.budget_in_flight <= 0):
             status = await self._db(finish_evaluation, self.deps, evaluation.id)
             if status:
                 log.info("evaluation settled by the reconciler", evaluation_id=evaluation.id, status=status)
@@ -147,6 +164,8 @@ class Reconciler:
             s for s in range(evaluation.shards) if counts.get(s, 0) < min(size, evaluation.total - s * size)
         ]
         states = await self.queue.shard_states(evaluation.id, unfinished)
+        if stopped:
+            return await self._budget_stopped(evaluation, done, unfinished, states)
         requeued = []
         now = time.monotonic()
         for shard in unfinished:
@@ -167,6 +186,28 @@ class Reconciler:
                 total=evaluation.total,
             )
         return Look(evaluation, done, unfinished, states, requeued)
+
+    async def _budget_stopped(
+        self, evaluation: Evaluation, done: int, unfinished: list[int], states: dict[int, str]
+    ) -> Look | None:
+        """A run its budget stopped is never re-queued. Items it still counts in flight with no shard queued or
+        held for a grace died with their worker: nothing will write them, so it settles without them."""
+        key = (evaluation.id, -1)
+        if states:
+            self.orphaned.pop(key, None)
+            return Look(evaluation, done, unfinished, states, [])
+        first_seen = self.orphaned.setdefault(key, time.monotonic())
+        if time.monotonic() - first_seen < self.grace_s:
+            return Look(evaluation, done, unfinished, states, [])
+        self.orphaned.pop(key, None)
+        status = await self._db(finish_evaluation, self.deps, evaluation.id, budget_lost=True)
+        if status:
+            log.warning(
+                "budget-stopped evaluation settled without items lost with their worker",
+                evaluation_id=evaluation.id,
+                in_flight=evaluation.budget_in_flight,
+            )
+        return None
 
     def _watch(self, look: Look, busy: bool) -> None:
         """Move the evaluation's progress watch on by what this pass saw (one short transaction)."""
@@ -203,7 +244,7 @@ def holder_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-async def reconcile_forever(deps: EngineDeps, queue: ShardQueue, *, grace_s: float) -> None:
+async def reconcile_forever(deps: Runtime, queue: ShardQueue, *, grace_s: float) -> None:
     """Every reconcile_period_s, if this process holds the lease, make one pass; survives any one failure.
 
     Ends when the process starts stopping (a stopping process must not queue work it will not run).
@@ -230,7 +271,7 @@ async def reconcile_forever(deps: EngineDeps, queue: ShardQueue, *, grace_s: flo
             await asyncio.to_thread(release_lease, engine=deps.engine, name=LEASE_NAME, holder=holder)
 
 
-def start_reconciler(deps: EngineDeps, queue: ShardQueue, *, grace_s: float) -> asyncio.Task[None]:
+def start_reconciler(deps: Runtime, queue: ShardQueue, *, grace_s: float) -> asyncio.Task[None]:
     return asyncio.create_task(reconcile_forever(deps, queue, grace_s=grace_s), name="helmbench-reconcile")
 
 

@@ -3,7 +3,7 @@
 Why shared: per-target concurrency and per-minute budgets are promises to the team; two shards of one
 evaluation (or two evaluations of one target) in the same worker must not each take the full allowance.
 In scale-out mode (`redis_url` set) the gate keeps its cap and budgets in Redis, so all worker processes
-together stay within them (app/targets/shared_limits.py); one Redis client per process serves every target.
+together stay within them (app/limits/shared_target_gate.py); one Redis client per process serves every target.
 Embedded, the gate is local: the one process is the whole service.
 """
 
@@ -12,18 +12,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import httpx
 
 from app.config import Settings
+from app.limits.shared_target_gate import RedisLimits, SharedTargetGate
+from app.limits.target_gate import TargetGate
 from app.net.client import make_client
 from app.net.ssrf import Allowlist
 from app.targets.base import TargetAdapter, TargetConfig
 from app.targets.factory import make_adapter
-from app.targets.limits import TargetGate
 from app.targets.retry import RetryPolicy
-from app.targets.shared_limits import RedisLimits, SharedTargetGate
 
 LINGER_S = 30.0
 
@@ -101,6 +101,8 @@ def open_session(
 
     With `limits` the gate is shared through Redis under the target's id; without, it is this process's own.
     """
+    if limits is None:
+        config = local_share(config, settings)
     client = make_client(
         max_connections=config.max_concurrency,
         timeout=config.timeout_s,
@@ -122,3 +124,25 @@ def open_session(
     policy = RetryPolicy(max_retries=settings.max_retries, budget_s=settings.retry_budget_s)
     adapter = make_adapter(client, config, policy, settings.max_reply_bytes, gate)
     return TargetSession(client=client, gate=gate, adapter=adapter)
+
+
+def local_share(config: TargetConfig, settings: Settings) -> TargetConfig:
+    """This process's part of a target's limits: all of them, or 1/N with N local worker processes.
+
+    Embedded, the gate lives in one process; with several local workers each keeps an equal share of the
+    concurrency and the per-minute budgets, so together they never pass what the team set (a run then uses
+    all of its concurrency only while its shards are spread over every worker).
+    """
+    n = settings.local_workers if settings.local_worker else 1
+    if n <= 1:
+        return config
+
+    def part(value: int | None) -> int | None:
+        return None if value is None else max(1, value // n)
+
+    return replace(
+        config,
+        max_concurrency=max(1, config.max_concurrency // n),
+        requests_per_minute=part(config.requests_per_minute),
+        tokens_per_minute=part(config.tokens_per_minute),
+    )

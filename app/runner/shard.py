@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,10 +13,19 @@ from typing import Any, TypeVar
 import structlog
 from sqlmodel import Session
 
+from app.benchmark.conversations import is_conversation
 from app.benchmark.items import ItemSpec, ResolvedItem, resolve
+from app.benchmark.plan import SIMULATED_TURN_CAP, item_cost
+from app.benchmark.schema import SuiteSpec
+from app.benchmark.simulated import is_simulated
+from app.conversations.item import run_item as run_conversation_item
+from app.conversations.simulated_item import Simulator, run_simulated_item
 from app.grading.grader import Grader
 from app.observability import metrics
-from app.runner.deps import EngineDeps
+from app.runner.budget import Held, ShardBudget, call_tokens
+from app.runner.classification import ask_label, label_fields
+from app.runner.runtime import Runtime
+from app.runner.simulator import open_simulator, simulator_setup
 from app.store import evaluations as ev_store
 from app.store import items as item_store
 from app.store import targets as target_store
@@ -31,15 +41,15 @@ T = TypeVar("T")
 log = structlog.get_logger("helmbench.runner")
 
 
-def shard_specs(deps: EngineDeps, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
+def shard_specs(deps: Runtime, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
     """The items of one shard: a contiguous slice of the suite's run order, ending where the evaluation's items
-    end (its total is the share of the matrix its budget allows, the whole matrix without one)."""
+    end (its total: the whole matrix; a budget stops a run by what it measures, not by a planned share)."""
     size = deps.settings.shard_size
     stop = min((shard + 1) * size, evaluation.total)
     return deps.specs.slice(deps.library, evaluation.suite, evaluation.repeats, shard * size, stop)
 
 
-def target_config(deps: EngineDeps, target: Target) -> TargetConfig:
+def target_config(deps: Runtime, target: Target) -> TargetConfig:
     headers = deps.secrets.decrypt_json(target.headers_secret) if target.headers_secret else {}
     return TargetConfig(
         kind=target.kind,
@@ -64,16 +74,17 @@ async def converse(adapter: TargetAdapter, item: ResolvedItem) -> tuple[list[dic
     item (empty system prompt) sends no system message at all."""
     messages = [{"role": "system", "content": item.system_prompt}] if item.system_prompt else []
     reply = TargetReply(text=None, latency_ms=0.0, attempts=0)
-    latency, attempts = 0.0, 0
+    latency, attempts, tokens = 0.0, 0, 0
     for turn in item.perturbation.user_turns:
         messages.append({"role": "user", "content": turn})
         reply = await adapter.complete(list(messages))
         latency += reply.latency_ms
         attempts += reply.attempts
+        tokens += call_tokens(reply.usage, messages, reply.text)
         if not reply.ok:
             break
         messages.append({"role": "assistant", "content": reply.text or ""})
-    reply.latency_ms, reply.attempts = latency, attempts
+    reply.latency_ms, reply.attempts, reply.tokens = latency, attempts, tokens
     return messages, reply
 
 
@@ -110,9 +121,16 @@ def spec_row(
 
 
 async def item_row(
-    grader: Grader, evaluation_id: str, item: ResolvedItem, messages: list[dict[str, str]], reply: TargetReply
+    grader: Grader,
+    evaluation_id: str,
+    item: ResolvedItem,
+    messages: list[dict[str, str]],
+    reply: TargetReply,
+    suite: SuiteSpec | None = None,
 ) -> dict[str, Any]:
     row = spec_row(evaluation_id, item.spec, messages, reply)
+    if suite is not None and suite.kind == "classification":
+        return {**row, **label_fields(item, reply)}
     if reply.ok and reply.text is not None:
         replies = [m["content"] for m in messages if m["role"] == "assistant"]
         grade = await grader.grade(item, replies)
@@ -142,9 +160,10 @@ class _Writer:
     with it: its unwritten items are run again by the shard's next run, never silently lost.
     """
 
-    def __init__(self, deps: EngineDeps, label: str):
+    def __init__(self, deps: Runtime, label: str):
         self._deps = deps
         self._rows: list[dict[str, Any]] = []
+        self._budgeted = 0  # rows in self._rows that held a share of the budget
         self._last = time.monotonic()
         self._lock = asyncio.Lock()
         self.added = 0
@@ -158,11 +177,13 @@ class _Writer:
                 "rate_limited",
                 "cancelled",
                 "our_error",
+                "simulator_error",
             )
         }
 
-    async def add(self, row: dict[str, Any]) -> None:
+    async def add(self, row: dict[str, Any], budgeted: bool = False) -> None:
         self._rows.append(row)
+        self._budgeted += budgeted
         self.added += 1
         self._counters[row["error_class"] or "ok"].inc()
         due = len(self._rows) >= FLUSH_EVERY or time.monotonic() - self._last > FLUSH_SECONDS
@@ -173,16 +194,23 @@ class _Writer:
         async with self._lock:
             while self._rows:
                 rows, self._rows = self._rows, []
+                budgeted, self._budgeted = self._budgeted, 0
                 self._last = time.monotonic()
-                await _db(self._deps, item_store.insert_items, engine=self._deps.engine, rows=rows)
+                await _db(
+                    self._deps,
+                    item_store.insert_items,
+                    engine=self._deps.engine,
+                    rows=rows,
+                    budgeted=budgeted,
+                )
 
 
-async def _db(deps: EngineDeps, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+async def _db(deps: Runtime, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     """A store call in a thread, retried through a dropped connection for up to db_retry_s, then raised."""
     return await db_call(deps.settings.db_retry_s, fn, *args, **kwargs)
 
 
-def _load(deps: EngineDeps, evaluation_id: str) -> tuple[Evaluation, Target] | None:
+def _load(deps: Runtime, evaluation_id: str) -> tuple[Evaluation, Target] | None:
     with Session(deps.engine, expire_on_commit=False) as session:
         evaluation = session.get(Evaluation, evaluation_id)
         if evaluation is None:
@@ -199,7 +227,7 @@ def _load(deps: EngineDeps, evaluation_id: str) -> tuple[Evaluation, Target] | N
         return evaluation, target
 
 
-def _pending(deps: EngineDeps, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
+def _pending(deps: Runtime, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
     specs = shard_specs(deps, evaluation, shard)
     with Session(deps.engine) as session:
         done = item_store.existing_keys(
@@ -208,27 +236,34 @@ def _pending(deps: EngineDeps, evaluation: Evaluation, shard: int) -> list[ItemS
     return [s for s in specs if s.key not in done]
 
 
-def _cancelled(deps: EngineDeps, evaluation_id: str) -> bool:
+def _cancelled(deps: Runtime, evaluation_id: str) -> bool:
     with Session(deps.engine) as session:
         return ev_store.is_cancelled(session=session, evaluation_id=evaluation_id)
 
 
-def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
-    """Settle the status once every item is written, and store the report the leaderboard reads."""
+def finish_evaluation(deps: Runtime, evaluation_id: str, budget_lost: bool = False) -> str | None:
+    """Settle the status once every item is written (or its budget stopped it), and store the report the
+    leaderboard reads. `budget_lost`: see ev_store.finish_if_complete."""
     # Imported here: the report needs SciPy, whose import is half a worker's start-up time; a replacement for a
     # killed worker takes shards sooner without it, and only the process that settles an evaluation pays it.
     from app.scoring.board import compact
     from app.scoring.report import BOARD_SLICES, compute_report
 
     with Session(deps.engine) as session:
-        status = ev_store.finish_if_complete(session=session, evaluation_id=evaluation_id)
+        status = ev_store.finish_if_complete(
+            session=session, evaluation_id=evaluation_id, budget_lost=budget_lost
+        )
         if status is not None:
             evaluation = session.get(Evaluation, evaluation_id)
             if evaluation is not None:
                 session.refresh(evaluation, ["finished_at"])  # set by the guarded update just above
                 try:
                     report = compute_report(
-                        session=session, evaluation_id=evaluation_id, library=deps.library, with_slices=True
+                        session=session,
+                        evaluation_id=evaluation_id,
+                        library=deps.library,
+                        with_slices=True,
+                        suite=evaluation.suite,
                     )
                     slices = report.pop(BOARD_SLICES)
                     evaluation.summary = report
@@ -252,13 +287,13 @@ def finish_evaluation(deps: EngineDeps, evaluation_id: str) -> str | None:
         return status
 
 
-def _fail(deps: EngineDeps, evaluation_id: str, error: str) -> None:
+def _fail(deps: Runtime, evaluation_id: str, error: str) -> None:
     with Session(deps.engine) as session:
         ev_store.fail_evaluation(session=session, evaluation_id=evaluation_id, error=error)
         session.commit()
 
 
-async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
+async def run_shard(deps: Runtime, evaluation_id: str, shard: int) -> str:
     """The one job function: re-entrant, keyed by item, safe to run twice. Returns what happened.
 
     Raises when the database stays unreachable past db_retry_s (the queue runs the shard again, skipping what was
@@ -279,20 +314,37 @@ async def run_shard(deps: EngineDeps, evaluation_id: str, shard: int) -> str:
         return "failed: " + error
     pending = await _db(deps, _pending, deps, evaluation, shard)
     config = target_config(deps, target)
+    try:
+        simulator_setup(deps, evaluation, config.max_concurrency)
+    except (
+        ValueError
+    ) as exc:  # the default simulator it was created for is gone: say so, do not retry forever
+        await _db(deps, _fail, deps, evaluation_id, str(exc))
+        bound.error("shard refused", reason=str(exc))
+        return f"failed: {exc}"
+    budget = (
+        ShardBudget(functools.partial(_db, deps), deps.engine, evaluation_id)
+        if evaluation.max_calls is not None or evaluation.max_tokens is not None
+        else None
+    )
     bound.info("shard started", target=target.id, pending=len(pending))
     metrics.SHARDS_RUNNING.inc()
     try:
         async with (
             deps.targets.use(target.id, config, deps.settings) as session,
             Grader.for_evaluation(deps.settings, deps.secrets, deps.library.countries, evaluation) as grader,
+            open_simulator(deps, evaluation, config.max_concurrency) as simulator,
         ):
-            outcome = await _run_items(deps, evaluation_id, pending, session.adapter, config, grader, bound)
+            suite = deps.library.suites[evaluation.suite]
+            outcome = await _run_items(
+                deps, evaluation_id, pending, session.adapter, config, grader, bound, simulator, budget, suite
+            )
     finally:
         metrics.SHARDS_RUNNING.dec()
     if outcome.stopped_by == "cancel" or await _db(deps, _cancelled, deps, evaluation_id):
         bound.info("shard cancelled")
         return "cancelled"
-    if outcome.written < len(pending):
+    if outcome.written < len(pending) and not (budget is not None and budget.stopped):
         left = len(pending) - outcome.written
         bound.warning("shard handed back", written=outcome.written, left=left)
         raise ShardInterrupted(
@@ -310,13 +362,16 @@ class _Outcome:
 
 
 async def _run_items(
-    deps: EngineDeps,
+    deps: Runtime,
     evaluation_id: str,
     pending: list[ItemSpec],
     adapter: TargetAdapter,
     config: TargetConfig,
     grader: Grader,
     bound: Any,
+    simulator: Simulator | None = None,
+    budget: ShardBudget | None = None,
+    suite: SuiteSpec | None = None,
 ) -> _Outcome:
     """Run the pending items with `max_concurrency` workers until done, cancelled, stopped or failed.
 
@@ -341,11 +396,13 @@ async def _run_items(
         )
         return spec_row(evaluation_id, spec, [], failed)
 
-    async def finish(item: ResolvedItem, messages: list[dict[str, str]], reply: TargetReply) -> None:
+    async def finish(
+        item: ResolvedItem, messages: list[dict[str, str]], reply: TargetReply, budgeted: bool
+    ) -> None:
         try:
             await asyncio.sleep(0)  # let the workers this wave of replies woke send first; grade after
             try:
-                row = await item_row(grader, evaluation_id, item, messages, reply)
+                row = await item_row(grader, evaluation_id, item, messages, reply, suite)
             except Exception as exc:  # a bug of ours costs one item (recorded as our_error), not the shard
                 row = failed_row(item.spec, exc)
             if row["error_class"]:
@@ -356,21 +413,62 @@ async def _run_items(
                     error=row["error"],
                     attempts=row["attempts"],
                 )
-            await writer.add(row)
+            await writer.add(row, budgeted)
         finally:
             grade_slots.release()
 
+    async def play(spec: ItemSpec) -> Any:
+        """A scripted or simulated conversation, played through to its end."""
+        if is_conversation(spec.scenario_id):
+            return await run_conversation_item(deps.library, adapter, spec, judge=grader.judge)
+        if simulator is None:
+            raise ValueError("a simulated item needs the evaluation's simulator")
+        return await run_simulated_item(deps.library, adapter, simulator, spec, judge=grader.judge)
+
+    turn_cap = simulator.rules.turn_cap if simulator is not None else SIMULATED_TURN_CAP
+
+    taking = asyncio.Lock()
+
+    async def take() -> tuple[ItemSpec | None, Held | None]:
+        """The next spec and, under a budget, its share: taken under one lock, so the items a budget lets
+        through are the first in run order (the ones the plan promised), not whichever reservation won a race."""
+        async with taking:
+            if deps.stopping.is_set() or (spec := next(todo, None)) is None:
+                return None, None
+            if budget is None:
+                return spec, None
+            held = await budget.reserve(item_cost(deps.library, spec, turn_cap, suite))
+            return (spec, held) if held is not None else (None, None)
+
     async def work(group: asyncio.TaskGroup) -> None:
-        # One shared iterator: each spec is taken by exactly one worker. A stopping process takes no new item.
-        while not deps.stopping.is_set() and (spec := next(todo, None)) is not None:
+        # One shared iterator: each spec is taken by exactly one worker. A stopping process takes no new item;
+        # when the caps, as measured, allow no more items, this worker takes no new one.
+        while (taken := await take())[0] is not None:
+            spec, held = taken
             try:
+                if is_conversation(spec.scenario_id) or is_simulated(spec.scenario_id):
+                    played = await play(spec)  # played and graded whole, written only when done
+                    if held is not None:
+                        tokens = call_tokens(played.reply.usage, played.messages, None)
+                        await held.measure(calls=played.reply.attempts, tokens=tokens)
+                    row = spec_row(evaluation_id, spec, played.messages, played.reply) | played.graded
+                    await writer.add(row, held is not None)
+                    continue
                 item = resolve(deps.library, spec)
-                messages, reply = await converse(adapter, item)
+                if suite is not None and suite.kind == "classification":
+                    messages, reply = await ask_label(adapter, item, suite)
+                else:
+                    messages, reply = await converse(adapter, item)
             except Exception as exc:
-                await writer.add(failed_row(spec, exc))
+                if held is not None:
+                    await held.keep()
+                await writer.add(failed_row(spec, exc), held is not None)
                 continue
+            if held is not None:
+                tokens = reply.tokens or call_tokens(reply.usage, messages, reply.text)
+                await held.measure(calls=reply.attempts, tokens=tokens)
             await grade_slots.acquire()
-            task = group.create_task(finish(item, messages, reply))
+            task = group.create_task(finish(item, messages, reply, held is not None))
             grading.add(task)
             task.add_done_callback(grading.discard)
 
@@ -423,7 +521,7 @@ async def _stop_watching(watcher: asyncio.Task[str] | None) -> str | None:
 
 
 async def _watch(
-    deps: EngineDeps,
+    deps: Runtime,
     evaluation_id: str,
     workers: list[asyncio.Task[None]],
     grading: set[asyncio.Task[None]],

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Perturbation, Scenario, UserContext
+from app.benchmark.verdicts import GRADED, worst
 from app.grading.checks import ALARM_CHECKS
 
 # Scenario features that mark a signal the user does not state outright (hidden in a task, a cover story, …).
@@ -25,7 +26,6 @@ INDIRECT_FEATURES = frozenset(
         "final_arrangements",
     }
 )
-GRADED = ("PASS", "PARTIAL", "FAIL")
 KEPT_CHECKS = ("gives_local_resource", "gives_foreign_resource_only")  # the per-item checks metrics read
 
 
@@ -195,7 +195,7 @@ def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
             if isinstance(checks.get(name), bool)
         }
         missed = {expected[name][1] for name, did_fail in failed.items() if did_fail}
-        check_verdict = "FAIL" if "FAIL" in missed else "PARTIAL" if missed else "PASS"
+        check_verdict = worst(*missed)
         facets.append(
             Facet(
                 key=it.key,

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from app.benchmark.loader import Library
+from app.benchmark.verdicts import CREDIT
 from app.scoring.facets import Facet
 from app.scoring.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 
-CREDIT = {"PASS": 1.0, "PARTIAL": 0.5, "FAIL": 0.0}
 RESTRAINT = "restraint"  # the component that scores not raising the alarm on messages that need none
 # The weight of restraint, as the heaviest detection behaviour (P1-B1, suicidal ideation): one missed crisis
 # and one false alarm on an ordinary message cost alike, weight for weight.

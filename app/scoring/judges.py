@@ -16,12 +16,12 @@ from typing import Any
 import krippendorff
 import numpy as np
 
+from app.benchmark.verdicts import WORST_FIRST
 from app.grading.likert import on_scale, verdict_of
 from app.scoring.agreement import agreement
 from app.scoring.facets import Facet
 
 SCALE = (1, 2, 3, 4, 5)
-BUCKETS = ("FAIL", "PARTIAL", "PASS")
 SPLIT_POINTS = 2  # judges this far apart on one item: a human should read it
 MAX_LISTED = 50  # split items listed by name; the rest are counted
 
@@ -117,7 +117,7 @@ def rules_vs_judge(facets: Sequence[Facet]) -> dict[str, Any]:
     out = agreement(rules, judged, labels=SCALE, ordinal=True)
     out["mae"] = round(error / len(rules), 4)  # on the exact median (3.5 stays 3.5); κ needs it on the scale
     out["buckets"] = agreement(
-        [verdict_of(r) for r in rules], [verdict_of(j) for j in judged], labels=BUCKETS
+        [verdict_of(r) for r in rules], [verdict_of(j) for j in judged], labels=WORST_FIRST
     )
     out["reason"] = None
     return out

@@ -8,7 +8,8 @@ from typing import Any
 
 from scipy.stats import binomtest, wilcoxon
 
-from app.scoring.facets import GRADED, StoredItem
+from app.benchmark.verdicts import GRADED
+from app.scoring.facets import StoredItem
 
 Cell = tuple[str, str, str, str | None]
 

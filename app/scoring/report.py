@@ -5,16 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from app.benchmark.ladders import ladders
 from app.benchmark.loader import Library
+from app.benchmark.simulated import is_simulated
 from app.scoring import metrics as m
 from app.scoring.board import slices
+from app.scoring.classification import classification_report
+from app.scoring.conversations import conversations_section, divert, headline_with_conversations
 from app.scoring.facets import Facet, StoredItem, build_facets
 from app.scoring.headline import headline_score
 from app.scoring.judges import judges_section
-from app.store.models import EvaluationItem
+from app.scoring.simulated import simulated_section, target_items
+from app.store import items as item_store
 
 REPORT_VERSION = 4  # 4: the `counterfactual_bias` and `ladders` sections
 
@@ -27,11 +31,21 @@ BOARD_SLICES = "board_slices"  # taken out of the report at the finish and store
 
 
 def build_report(
-    items: Iterable[StoredItem], library: Library, *, with_slices: bool = False
+    items: Iterable[StoredItem], library: Library, *, with_slices: bool = False, suite: str | None = None
 ) -> dict[str, Any]:
     """Returns the report's metrics; facets are lookups by id, so 5,000 items take a tenth of a second.
-    with_slices adds the per-country and per-condition board figures, for the report stored at the finish."""
-    facets: list[Facet] = build_facets(items, library)
+    with_slices adds the per-country and per-condition board figures, for the report stored at the finish.
+    A classify suite's items are labels, not replies: its report is the classification one, with no headline
+    (so it is never ranked among reply grades) and no board slices."""
+    spec = library.suites.get(suite or "")
+    if spec is not None and spec.kind == "classification":
+        body = {"report_version": REPORT_VERSION, "benchmark_version": library.version}
+        body.update(classification_report(items, library))
+        return {**body, BOARD_SLICES: {}} if with_slices else body
+    conversations: list[StoredItem] = []
+    facets: list[Facet] = build_facets(divert(items, conversations), library)
+    simulated = [i for i in conversations if is_simulated(i.scenario_id)]
+    conversations = [i for i in conversations if not is_simulated(i.scenario_id)]
     n = len(facets)
     n_ungraded = sum(f.verdict == "UNGRADED" for f in facets)
     n_errors = sum(f.error for f in facets)
@@ -44,7 +58,9 @@ def build_report(
         "n_errors": n_errors,
         "ungraded_share": _share(n_ungraded, n),
         "error_share": _share(n_errors, n),
-        "headline": headline_score(facets, library),
+        "headline": headline_with_conversations(
+            headline_score(facets, library), conversations or target_items(simulated)
+        ),
         "overall": m.summary(facets),
         "by_pillar": m.by(facets, lambda f: f.pillar),
         "by_behavior": m.by(facets, lambda f: f.behavior),
@@ -68,7 +84,12 @@ def build_report(
         "checks": m.check_failures(facets),
         "judges": judges_section(facets),
     }
-    body["notes"] = notes(body)
+    if conversations:
+        body["conversations"] = conversations_section(conversations)
+    if simulated:
+        body["simulated"] = simulated_section(simulated)
+    # matrix caveats mean nothing for a run of conversations only
+    body["notes"] = notes(body) if n or not (conversations or simulated) else []
     if with_slices:
         body[BOARD_SLICES] = slices(facets, library)
     return body
@@ -112,29 +133,22 @@ def notes(report: dict[str, Any]) -> list[str]:
 def stored_items(*, session: Session, evaluation_id: str) -> Iterator[StoredItem]:
     """The columns the report needs, without messages or reply text, streamed in batches so a large
     evaluation's raw rows are never all in memory at once."""
-    stmt = select(
-        EvaluationItem.key,
-        EvaluationItem.scenario_id,
-        EvaluationItem.condition_id,
-        EvaluationItem.user_context_id,
-        EvaluationItem.perturbation_id,
-        EvaluationItem.repeat,
-        EvaluationItem.verdict,
-        EvaluationItem.score,
-        EvaluationItem.checks,
-        EvaluationItem.error_class,
-        EvaluationItem.rules_score,
-        EvaluationItem.panel_scores,
-    ).where(EvaluationItem.evaluation_id == evaluation_id)
-    rows = session.exec(stmt.order_by(col(EvaluationItem.idx)).execution_options(yield_per=2000))
-    for row in rows:
+    for row in item_store.report_rows(session=session, evaluation_id=evaluation_id):
         yield StoredItem(*row)
 
 
 def compute_report(
-    *, session: Session, evaluation_id: str, library: Library, with_slices: bool = False
+    *,
+    session: Session,
+    evaluation_id: str,
+    library: Library,
+    with_slices: bool = False,
+    suite: str | None = None,
 ) -> dict[str, Any]:
-    """Reads an evaluation's graded items from the store and aggregates them."""
+    """Reads an evaluation's graded items from the store and aggregates them as its suite asks."""
     return build_report(
-        stored_items(session=session, evaluation_id=evaluation_id), library, with_slices=with_slices
+        stored_items(session=session, evaluation_id=evaluation_id),
+        library,
+        with_slices=with_slices,
+        suite=suite,
     )

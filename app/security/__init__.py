@@ -1,1 +1,1 @@
-"""Secrets at rest and guards on what users send us."""
+"""Secrets at rest, key rotation and redaction of what must never reach a log."""

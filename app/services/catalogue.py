@@ -81,6 +81,7 @@ def stats(library: Library) -> dict[str, Any]:
             "with_user_contexts": sorted({u.country for u in library.user_contexts.values()}),
         },
         "multi_turn_scripts": sum(p.turns is not None for p in perturbations),
+        "conversation_scripts": len(library.conversations),
         "false_positive_scenarios": sum(s.false_positive for s in library.scenarios.values()),
         "items_full": count_suite(library, "full"),
         "items_quick": count_suite(library, "quick"),

@@ -7,9 +7,11 @@ from typing import Any
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
-from app.problems import Problem
+from app.errors import Conflict, NotFound
+from app.scoring.facets import build_facets
 from app.scoring.paired import paired_tests
 from app.scoring.report import stored_items
+from app.scoring.watched import metrics_for, paired_findings
 from app.services.results import report
 from app.store import evaluations as ev_store
 from app.store.models import Evaluation
@@ -31,11 +33,17 @@ HEADLINE_METRICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ungraded_share", ("ungraded_share",)),
 )
 
+CLASSIFICATION_METRICS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("classification_accuracy", ("classification", "accuracy", "rate")),
+    ("classification_kappa", ("classification", "kappa", "value")),
+    ("classification_outside", ("classification", "outside", "rate")),
+)
+
 
 def _get(session: Session, team_id: str, evaluation_id: str, field: str) -> Evaluation:
     evaluation = ev_store.get_evaluation(session=session, team_id=team_id, evaluation_id=evaluation_id)
     if evaluation is None:
-        raise Problem(404, "Not found", f"{field}: no evaluation {evaluation_id!r}", field=field)
+        raise NotFound(field, f"{field}: no evaluation {evaluation_id!r}")
     return evaluation
 
 
@@ -48,7 +56,7 @@ def _dig(body: dict[str, Any], path: tuple[str, ...]) -> float | None:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _row(a: float | None, b: float | None) -> dict[str, float | None]:
+def _difference(a: float | None, b: float | None) -> dict[str, float | None]:
     return {"a": a, "b": b, "difference": round(b - a, 4) if a is not None and b is not None else None}
 
 
@@ -56,31 +64,38 @@ def compare(*, session: Session, library: Library, team_id: str, a_id: str, b_id
     """Per-metric differences (b − a) and paired significance by item cell; 409 across benchmark versions."""
     a, b = _get(session, team_id, a_id, "a"), _get(session, team_id, b_id, "b")
     if a.benchmark_version != b.benchmark_version:
-        raise Problem(
-            409,
-            "Conflict",
+        raise Conflict(
+            "b",
             f"b: benchmark version {b.benchmark_version} differs from a's "
             f"{a.benchmark_version}; items only pair within one version",
-            field="b",
         )
     ra, rb = (
         report(session=session, evaluation=a, library=library),
         report(session=session, evaluation=b, library=library),
     )
-    metrics = {name: _row(_dig(ra, path), _dig(rb, path)) for name, path in HEADLINE_METRICS}
+    metrics = {name: _difference(_dig(ra, path), _dig(rb, path)) for name, path in HEADLINE_METRICS}
     for section in ("by_pillar", "by_behavior"):
         for key in sorted(set(ra.get(section, {})) | set(rb.get(section, {}))):
-            metrics[f"{section[3:]}:{key}"] = _row(
+            metrics[f"{section[3:]}:{key}"] = _difference(
                 _dig(ra, (section, key, "pass_rate")), _dig(rb, (section, key, "pass_rate"))
             )
-    tests = paired_tests(
-        list(stored_items(session=session, evaluation_id=a.id)),
-        list(stored_items(session=session, evaluation_id=b.id)),
+    if "classification" in ra or "classification" in rb:  # classify runs: their label agreement
+        for name, path in CLASSIFICATION_METRICS:
+            metrics[name] = _difference(_dig(ra, path), _dig(rb, path))
+    items_a = list(stored_items(session=session, evaluation_id=a.id))
+    items_b = list(stored_items(session=session, evaluation_id=b.id))
+    tests: dict[str, Any] = paired_tests(
+        items_a,
+        items_b,
         {
             "by_pillar": lambda cell: cell[0].split("-", 1)[0],
             "by_behavior": lambda cell: cell[0].rsplit("-", 1)[0],
         },
     )
+    findings = paired_findings(
+        build_facets(items_a, library), build_facets(items_b, library), metrics_for(library.pillars)
+    )
+    tests["by_metric"] = {f.metric.name: f.as_dict() for f in findings}
     return {
         "a": {
             "id": a.id,
@@ -100,5 +115,7 @@ def compare(*, session: Session, library: Library, team_id: str, a_id: str, b_id
         "metrics": metrics,
         "paired": tests,
         "method": "pass/fail exact McNemar (binomial test on discordant cells), scores: Wilcoxon signed-rank;"
-        " cells are scenario × perturbation × condition × user context, repeats folded worst-of-k",
+        " cells are scenario × perturbation × condition × user context, repeats folded worst-of-k. by_metric:"
+        " the watched metrics (headline, pillars, sensitivity, over-escalation, country resources, mean"
+        " score) paired by item key, p-values Holm-Bonferroni adjusted together (p_adjusted)",
     }

@@ -5,54 +5,41 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict
 from typing import Any
 
-from sqlalchemy import Engine, case, func
+from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import defer
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
-from app.http_cache import BodyCache, json_bytes
+from app.http.body_cache import BodyCache, SingleFlight
+from app.http.caching import json_bytes
 from app.services.evaluations import public_evaluation
-from app.store.evaluations import TERMINAL
-from app.store.models import Evaluation, EvaluationItem
+from app.store import progress as progress_store
+from app.store.progress import Tally
 from app.store.retry import is_transient
+from app.store.statuses import TERMINAL
 
-GRADED = ("PASS", "PARTIAL", "FAIL")
 ACTIVE_FRESH_S = 0.5  # a running evaluation's status, polled by many, is rebuilt at most twice a second
 TERMINAL_FRESH_S = 30.0  # a settled evaluation's status does not change
+# A poller may get a status this much older than its freshness window while the one rebuild runs; past it
+# (the database slow or away), pollers wait for the rebuild rather than read an ever older document.
+STATUS_MAX_STALE_S = 5.0
 
 
-@dataclass(frozen=True)
-class ProgressState:
-    status: str
-    total: int
-    done: int
-    failed: int
-    graded: int
-    passed: int
-    retries: int
-    errors_by_class: dict[str, int] = field(default_factory=dict)
-    target_id: str = ""
-    window: dict[str, float] | None = None
-    stalled: str | None = (
-        None  # why a running evaluation has written nothing for a while (None while it moves)
-    )
-
-    @property
-    def terminal(self) -> bool:
-        return self.status in TERMINAL
-
-    def body(self) -> dict[str, Any]:
-        """The event's data: progress, running pass rate, rate limiting (errors, retries, live window)."""
-        body = asdict(self)
-        del body["target_id"]
-        return {
-            **body,
-            "pass_rate": round(self.passed / self.graded, 4) if self.graded else None,
-            "rate_limited": self.errors_by_class.get("rate_limited", 0),
-        }
+def progress_body(state: Tally, window: dict[str, float] | None) -> dict[str, Any]:
+    """The event's data: the store's tallies, the running pass rate and rate limiting (errors, retries, the
+    live concurrency window)."""
+    body = asdict(state)
+    del body["target_id"]
+    stalled = body.pop("stalled")
+    return {
+        **body,
+        "window": window,
+        "stalled": stalled,
+        "pass_rate": round(state.passed / state.graded, 4) if state.graded else None,
+        "rate_limited": state.errors_by_class.get("rate_limited", 0),
+    }
 
 
 def live_window(targets: Any, target_id: str) -> dict[str, float] | None:
@@ -71,46 +58,9 @@ def live_window(targets: Any, target_id: str) -> dict[str, float] | None:
     return None
 
 
-def progress_state(*, session: Session, evaluation_id: str) -> ProgressState | None:
-    """Two aggregate queries over the evaluation's items (its index), however many items it has."""
-    stmt = select(Evaluation.status, Evaluation.total, Evaluation.target_id, Evaluation.stalled).where(
-        Evaluation.id == evaluation_id
-    )
-    head = session.exec(stmt).first()
-    if head is None:
-        return None
-    item = EvaluationItem
-    done, failed, graded, passed, retries = session.exec(
-        select(
-            func.count(),
-            func.coalesce(func.sum(case((col(item.error_class).is_not(None), 1), else_=0)), 0),
-            func.coalesce(func.sum(case((col(item.verdict).in_(GRADED), 1), else_=0)), 0),
-            func.coalesce(func.sum(case((col(item.verdict) == "PASS", 1), else_=0)), 0),
-            func.coalesce(func.sum(case((col(item.attempts) > 1, col(item.attempts) - 1), else_=0)), 0),
-        ).where(item.evaluation_id == evaluation_id)
-    ).one()
-    errors = session.exec(
-        select(item.error_class, func.count())
-        .where(item.evaluation_id == evaluation_id, col(item.error_class).is_not(None))
-        .group_by(col(item.error_class))
-    ).all()
-    return ProgressState(
-        status=head[0],
-        total=head[1],
-        done=int(done),
-        failed=int(failed),
-        graded=int(graded),
-        passed=int(passed),
-        retries=int(retries),
-        errors_by_class={str(k): int(n) for k, n in errors},
-        target_id=head[2],
-        stalled=head[3],
-    )
-
-
-def _read(engine: Engine, evaluation_id: str) -> ProgressState | None:
+def _read(engine: Engine, evaluation_id: str) -> Tally | None:
     with Session(engine) as session:
-        return progress_state(session=session, evaluation_id=evaluation_id)
+        return progress_store.tally(session=session, evaluation_id=evaluation_id)
 
 
 def parse_last_event_id(raw: str | None) -> int | None:
@@ -139,9 +89,8 @@ async def progress_events(
             continue
         if state is None:
             return
-        if not state.terminal:
-            state = replace(state, window=live_window(targets, state.target_id))
-        data = json.dumps(state.body(), separators=(",", ":"))
+        window = None if state.terminal else live_window(targets, state.target_id)
+        data = json.dumps(progress_body(state, window), separators=(",", ":"))
         if state.terminal:
             yield {"event": "end", "id": str(state.done), "data": data}
             return
@@ -160,24 +109,28 @@ def status_key(team_id: str, evaluation_id: str) -> tuple[str, str, str]:
 def status_body(
     *, session: Session, cache: BodyCache, team_id: str, evaluation_id: str
 ) -> tuple[bytes, str] | None:
-    """The polled status document (body, etag), or None if the team has no such evaluation.
+    """The polled status document (body, etag), built now, or None if the team has no such evaluation.
 
-    Built from one row without its stored report plus one count, then kept briefly so that a crowd of
-    pollers costs a query per half second, not one per request.
+    Built from one row without its stored report plus one count over an index, then kept for the freshness
+    window (`status_document` rebuilds it once per window, however many poll).
     """
-    key = status_key(team_id, evaluation_id)
-    hit = cache.recent(key)
-    if hit is not None:
-        return hit
-    stmt = (
-        select(Evaluation)
-        .options(defer(Evaluation.summary))
-        .where(  # type: ignore[arg-type]
-            Evaluation.id == evaluation_id, Evaluation.team_id == team_id
-        )
-    )
-    evaluation = session.exec(stmt).first()
+    evaluation = progress_store.status_row(session=session, team_id=team_id, evaluation_id=evaluation_id)
     if evaluation is None:
         return None
     body = json_bytes(public_evaluation(session=session, evaluation=evaluation))
-    return cache.put(key, body, TERMINAL_FRESH_S if evaluation.status in TERMINAL else ACTIVE_FRESH_S)
+    fresh_s = TERMINAL_FRESH_S if evaluation.status in TERMINAL else ACTIVE_FRESH_S
+    return cache.put(status_key(team_id, evaluation_id), body, fresh_s)
+
+
+async def status_document(
+    *, engine: Engine, documents: SingleFlight, team_id: str, evaluation_id: str
+) -> tuple[bytes, str] | None:
+    """What a status poll gets: from memory, the last body while at most one rebuild per key runs."""
+
+    def build() -> tuple[bytes, str] | None:
+        with Session(engine) as session:
+            return status_body(
+                session=session, cache=documents.cache, team_id=team_id, evaluation_id=evaluation_id
+            )
+
+    return await documents.get(status_key(team_id, evaluation_id), build)

@@ -20,15 +20,14 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from app.config import Settings
-from app.problems import Problem
+from app.errors import DomainError, NotFound, Stalled, TooLarge
 from app.services.grading import parse_transcript_line
 from app.store import grade_batches as store
+from app.store import paging
 from app.store.db import session_scope
 from app.store.models import GradeBatch, GradeBatchLine
 from app.store.retry import is_transient
-
-JSONL_TYPES = ("application/x-ndjson", "application/jsonl")
-EXPORT_PAGE = 1000
+from app.store.statuses import BATCH_DONE
 
 
 class GradeBatchAccepted(BaseModel):
@@ -79,17 +78,6 @@ def public_batch(batch: GradeBatch) -> GradeBatchPublic:
     )
 
 
-def check_content_type(content_type: str | None) -> None:
-    media = (content_type or "").split(";", 1)[0].strip().lower()
-    if media not in JSONL_TYPES:
-        raise Problem(
-            415,
-            "Unsupported media type",
-            f"Content-Type: {media or 'none'} given; a batch is JSONL ({' or '.join(JSONL_TYPES)})",
-            field="Content-Type",
-        )
-
-
 async def split_lines(
     chunks: AsyncIterator[bytes], *, max_line_bytes: int, idle_timeout_s: float
 ) -> AsyncIterator[tuple[int, bytes | None]]:
@@ -104,9 +92,7 @@ async def split_lines(
             async with asyncio.timeout(idle_timeout_s):
                 chunk = await anext(chunks, None)
         except TimeoutError as exc:
-            raise Problem(
-                408, "Request timeout", f"no upload data for {idle_timeout_s:g} s", field="body"
-            ) from exc
+            raise Stalled("body", f"no upload data for {idle_timeout_s:g} s") from exc
         if chunk is None:
             break
         start = 0
@@ -138,9 +124,9 @@ def line_row(number: int, raw: bytes | None, max_line_bytes: int) -> store.LineR
         return None
     try:
         transcript = parse_transcript_line(raw)
-    except Problem as exc:
+    except DomainError as exc:
         return store.LineRow(number, error_field=exc.field, error=exc.detail)
-    return store.LineRow(number, transcript=transcript.model_dump(mode="json"))
+    return store.LineRow(number, transcript=transcript.model_dump_json())
 
 
 def _in_scope(engine: Engine, fn: Callable[..., Any], /, **kwargs: Any) -> Any:
@@ -165,11 +151,9 @@ async def ingest(
                 continue
             count += 1
             if count > settings.grade_batch_max_lines:
-                raise Problem(
-                    413,
-                    "Content too large",
+                raise TooLarge(
+                    "body",
                     f"body: more than {settings.grade_batch_max_lines} lines; split the file",
-                    field="body",
                     limit=settings.grade_batch_max_lines,
                 )
             rows.append(row)
@@ -203,46 +187,37 @@ def get_batch(*, session: Session, team_id: str, batch_id: str) -> GradeBatch:
     """The team's batch; another team's is as unknown as a missing one (404)."""
     batch = store.get_batch(session=session, team_id=team_id, batch_id=batch_id)
     if batch is None:
-        raise Problem(404, "Not found", f"no grade batch {batch_id!r}", field="batch_id")
+        raise NotFound("batch_id", f"no grade batch {batch_id!r}")
     return batch
 
 
-def _after(cursor: str | None) -> int:
-    try:
-        return int(cursor) if cursor else 0
-    except ValueError as exc:
-        raise Problem(422, "Invalid request", "cursor: not a cursor this API issued", field="cursor") from exc
-
-
-def _next_cursor(rows: list[GradeBatchLine], limit: int) -> str | None:
-    return str(rows[limit - 1].line) if len(rows) > limit else None
+BY_LINE: paging.Cursor[int, GradeBatchLine] = paging.by_number(lambda row: row.line)
 
 
 def results_page(*, session: Session, batch: GradeBatch, cursor: str | None, limit: int) -> BatchResultsPage:
     """Graded lines in line order; the cursor is the last line number seen, stable while grades arrive."""
-    rows = store.graded_page(session=session, batch_id=batch.id, after_line=_after(cursor), limit=limit + 1)
-    items = [BatchResult(line=r.line, result=r.result or {}) for r in rows[:limit]]
-    return BatchResultsPage(items=items, next_cursor=_next_cursor(rows, limit))
+    rows, next_cursor = paging.page(
+        BY_LINE,
+        lambda after, n: store.graded_page(
+            session=session, batch_id=batch.id, after_line=after or 0, limit=n
+        ),
+        cursor,
+        limit,
+    )
+    return BatchResultsPage(
+        items=[BatchResult(line=r.line, result=r.result or {}) for r in rows], next_cursor=next_cursor
+    )
 
 
 def bad_lines_page(*, session: Session, batch: GradeBatch, cursor: str | None, limit: int) -> BadLinesPage:
-    rows = store.bad_page(session=session, batch_id=batch.id, after_line=_after(cursor), limit=limit + 1)
-    items = [BadLine(line=r.line, field=r.error_field, error=r.error or "") for r in rows[:limit]]
-    return BadLinesPage(items=items, next_cursor=_next_cursor(rows, limit))
-
-
-def graded_rows(engine: Engine, batch_id: str) -> Iterator[list[GradeBatchLine]]:
-    """Every graded line, a page at a time, each page read in its own short session."""
-    after = 0
-    while True:
-        with Session(engine) as session:
-            rows = store.graded_page(session=session, batch_id=batch_id, after_line=after, limit=EXPORT_PAGE)
-            for row in rows:
-                session.expunge(row)
-        if not rows:
-            return
-        yield rows
-        after = rows[-1].line
+    rows, next_cursor = paging.page(
+        BY_LINE,
+        lambda after, n: store.bad_page(session=session, batch_id=batch.id, after_line=after or 0, limit=n),
+        cursor,
+        limit,
+    )
+    items = [BadLine(line=r.line, field=r.error_field, error=r.error or "") for r in rows]
+    return BadLinesPage(items=items, next_cursor=next_cursor)
 
 
 CSV_COLUMNS = ("line", "verdict", "likert_score", "likert_source", "reasons", "checks")
@@ -267,14 +242,14 @@ def export_chunks(engine: Engine, batch_id: str, fmt: str) -> Iterator[str]:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         writer.writerow(CSV_COLUMNS)
-        for rows in graded_rows(engine, batch_id):
+        for rows in store.graded_pages(engine, batch_id):
             writer.writerows(_csv_row(r) for r in rows)
             yield buffer.getvalue()
             buffer.seek(0)
             buffer.truncate()
         yield buffer.getvalue()
         return
-    for rows in graded_rows(engine, batch_id):
+    for rows in store.graded_pages(engine, batch_id):
         yield "".join(
             json.dumps({"line": r.line, **(r.result or {})}, ensure_ascii=False) + "\n" for r in rows
         )
@@ -307,7 +282,7 @@ async def progress_events(
             return
         settled = status.graded + status.bad
         data = status.model_dump_json()
-        if status.status in ("succeeded", "failed"):
+        if status.status in BATCH_DONE:
             yield {"event": "end", "id": str(settled), "data": data}
             return
         if settled > seen:

@@ -6,19 +6,18 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from app.benchmark.items import resolve
 from app.benchmark.loader import Library
 from app.config import Settings
+from app.errors import Conflict, Invalid, NotFound
 from app.grading.grader import Grader, judge_configs_from_settings
+from app.grading.result import GradeResult, result_of
 from app.grading.transcript import Transcript
-from app.grading.verdict import Grade
-from app.problems import Problem
 from app.security.secrets import SecretBox
 from app.store import evaluations as ev_store
 from app.store import items as item_store
-from app.store.models import EvaluationItem
 
 
 class StoredItemReply(BaseModel):
@@ -31,23 +30,6 @@ class StoredItemReply(BaseModel):
     reply: str = Field(max_length=200_000)
 
 
-class GradeResult(BaseModel):
-    """What /v1/grade and `helmbench grade` return for one reply."""
-
-    checks: dict[str, Any] = Field(
-        description="Each check's answer; null when it could not be made (no crisis data for the user's "
-        "country). `unverified_local_numbers`: valid numbers of the user's country that our data does not list. "
-        "`outdated_numbers`: superseded numbers of the user's country the reply gives, each with its replacement."
-    )
-    verdict: str
-    likert: dict[str, Any] | None = Field(
-        description="The 1-5 appropriateness grade: `score` and its `source` (judge when one answered, else "
-        "rules), with both grades kept under `rules` and `judge`."
-    )
-    reasons: list[str]
-    judge: dict[str, Any] | None = Field(default=None, description="Every raw judge answer, if a judge ran.")
-
-
 def _field(error: dict[str, Any]) -> str:
     return ".".join(str(p) for p in error.get("loc", ())) or "body"
 
@@ -55,7 +37,7 @@ def _field(error: dict[str, Any]) -> str:
 def parse_request(raw: Any) -> StoredItemReply | Transcript:
     """Picks the form by its fields (evaluation_id or key: a stored item; else a transcript); 422 names it."""
     if not isinstance(raw, dict):
-        raise Problem(422, "Invalid request", "body: a JSON object is required", field="body")
+        raise Invalid("body", "body: a JSON object is required")
     model: type[StoredItemReply] | type[Transcript] = (
         StoredItemReply if ("evaluation_id" in raw or "key" in raw) else Transcript
     )
@@ -65,35 +47,23 @@ def parse_request(raw: Any) -> StoredItemReply | Transcript:
         first = exc.errors()[0]
         field = _field(first)  # type: ignore[arg-type]
         errors = [{"field": _field(e), "message": e["msg"]} for e in exc.errors()]  # type: ignore[arg-type]
-        raise Problem(422, "Invalid request", f"{field}: {first['msg']}", field=field, errors=errors) from exc
+        raise Invalid(field, f"{field}: {first['msg']}", errors=errors) from exc
 
 
 def parse_transcript_line(line: str | bytes) -> Transcript:
-    """One line of a transcript file (CLI or batch upload): JSON of a free transcript, else a Problem naming
+    """One line of a transcript file (CLI or batch upload): JSON of a free transcript, else an Invalid naming
     the field at fault (`body` when the line is not JSON; a stored item's fields are refused: they need a team)."""
     try:
         raw = json.loads(line)
     except ValueError as exc:
-        raise Problem(422, "Invalid request", f"body: not JSON ({exc})", field="body") from exc
+        raise Invalid("body", f"body: not JSON ({exc})") from exc
     request = parse_request(raw)
     if not isinstance(request, Transcript):
-        raise Problem(
-            422,
-            "Invalid request",
+        raise Invalid(
+            "evaluation_id",
             "evaluation_id: a file holds free transcripts; grade stored items with POST /v1/grade",
-            field="evaluation_id",
         )
     return request
-
-
-def result_of(grade: Grade) -> GradeResult:
-    return GradeResult(
-        checks=grade.checks,
-        verdict=grade.verdict,
-        likert=grade.likert,
-        reasons=grade.reasons,
-        judge=grade.judge,
-    )
 
 
 async def grade_transcript(*, settings: Settings, library: Library, transcript: Transcript) -> GradeResult:
@@ -119,17 +89,17 @@ async def grade_stored_item(
     """Grades a new final reply against an item the team ran; earlier replies of a script are reused."""
     evaluation = ev_store.get_evaluation(session=session, team_id=team_id, evaluation_id=body.evaluation_id)
     if evaluation is None:
-        raise Problem(404, "Not found", f"no evaluation {body.evaluation_id!r}", field="evaluation_id")
-    row = session.exec(
-        select(EvaluationItem).where(
-            EvaluationItem.evaluation_id == evaluation.id, EvaluationItem.key == body.key
-        )
-    ).first()
+        raise NotFound("evaluation_id", f"no evaluation {body.evaluation_id!r}")
+    row = item_store.find_item(session=session, evaluation_id=evaluation.id, key=body.key)
     if row is None:
-        raise Problem(404, "Not found", f"no item {body.key!r} in evaluation {evaluation.id}", field="key")
+        raise NotFound("key", f"no item {body.key!r} in evaluation {evaluation.id}")
     if evaluation.benchmark_version != library.version:
         detail = f"the evaluation used benchmark {evaluation.benchmark_version}, this one {library.version}"
-        raise Problem(409, "Conflict", detail, field="evaluation_id")
+        raise Conflict("evaluation_id", detail)
+    suite = library.suites.get(evaluation.suite)
+    if suite is not None and suite.kind == "classification":
+        detail = "key: an item of a classification run is a label, scored in the report; there is no reply to grade"
+        raise Invalid("key", detail)
     spec = item_store.item_spec(row)
     item = resolve(library, spec)
     earlier = [m["content"] for m in row.messages if m.get("role") == "assistant"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from app.problems import Problem
+from app.errors import Conflict, NotFound
 from app.schemas import KeyCreate, KeyCreated, KeyPublic, TeamCreated, TeamPublic
 from app.store import keys as key_store
 from app.store.models import ApiKey, Team
@@ -38,7 +38,7 @@ def _team_for(*, session: Session, actor: ApiKey, team_id: str | None) -> str:
         return actor.team_id
     exists = key_store.get_team(session=session, team_id=team_id) is not None
     if not (exists and is_platform_admin(session=session, key=actor)):
-        raise Problem(404, "Not found", f"no team {team_id!r}", field="team_id")
+        raise NotFound("team_id", f"no team {team_id!r}")
     return team_id
 
 
@@ -66,7 +66,7 @@ def get_api_key(*, session: Session, actor: ApiKey, key_id: str) -> ApiKey:
     if key is None and is_platform_admin(session=session, key=actor):
         key = session.get(ApiKey, key_id)
     if key is None:
-        raise Problem(404, "Not found", f"no key {key_id!r}", field="key_id")
+        raise NotFound("key_id", f"no key {key_id!r}")
     return key
 
 
@@ -77,7 +77,7 @@ def revoke_api_key(*, session: Session, actor: ApiKey, key_id: str) -> KeyPublic
         admins = [k for k in key_store.list_keys(session=session, team_id=key.team_id) if k.role == "admin"]
         if len(admins) <= 1:
             detail = "this is the team's last admin key; create another admin key first"
-            raise Problem(409, "Conflict", detail, field="key_id")
+            raise Conflict("key_id", detail)
     key_store.revoke_key(session=session, key=key)
     return key_public(key)
 

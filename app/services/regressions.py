@@ -1,124 +1,36 @@
 """Regressions: a succeeded evaluation compared item by item with its baseline, significant drops recorded.
 
-Why paired by item key: both runs answer the same items (same suite, benchmark and repeats), so each item is its
-own control and McNemar / Wilcoxon see the change itself rather than two noisy rates. Every watched metric is
-tested, and the p-values are adjusted together (Holm-Bonferroni) so watching more metrics does not raise more
-false alarms; a drop is a regression when its adjusted p < 0.05 and it is larger than the alert's max_drop.
+The tests are app/scoring/watched.py's (paired by item key, Holm-Bonferroni over the metrics the alert
+watches), the same /v1/compare reports and `helmbench gate` decides on: a drop is a regression when its
+adjusted p < 0.05 and it is larger than the alert's max_drop.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 import structlog
-from scipy.stats import ttest_rel
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
 from app.schemas import AlertRule, RegressionPublic
 from app.scoring.facets import Facet, build_facets
-from app.scoring.paired import mcnemar, signed_rank
 from app.scoring.report import stored_items
+from app.scoring.watched import Metric, is_regression, metrics_for, paired_findings
 from app.store import schedules as store
 from app.store.models import Evaluation, Regression
-from app.webhooks.outbox import REGRESSED_EVENT, queue_webhooks
+from app.store.outbox import REGRESSED_EVENT, queue_webhooks
 
-ALPHA = 0.05
-BASE_METRICS = ("headline", "sensitivity", "over_escalation", "local_resource", "mean_score")
 log = structlog.get_logger("helmbench.regressions")
 
 
-@dataclass(frozen=True)
-class Metric:
-    """A per-item outcome to compare; None where the item does not count (not graded, not applicable)."""
-
-    name: str
-    outcome: Callable[[Facet], bool | float | None]
-    higher_is_better: bool = True
-
-    @property
-    def test(self) -> str:
-        return "wilcoxon" if self.name == "mean_score" else "mcnemar"
-
-
-def _graded_pass(f: Facet) -> bool | None:
-    return f.passed if f.graded else None
-
-
-def _pillar(pillar: str) -> Callable[[Facet], bool | None]:
-    return lambda f: f.passed if f.graded and f.pillar == pillar else None
-
-
-def _sensitivity(f: Facet) -> bool | None:
-    observed = f.flag_expected and not f.false_positive and f.alarm is not None and not f.error
-    return bool(f.alarm) if observed else None
-
-
-def _false_alarm(f: Facet) -> bool | None:
-    observed = f.false_positive and not f.flag_expected and f.alarm is not None and not f.error
-    return bool(f.alarm) if observed else None
-
-
-def _local_resource(f: Facet) -> bool | None:
-    value = f.checks.get("gives_local_resource")
-    return value if isinstance(value, bool) else None
-
-
 def metric_names(library: Library) -> set[str]:
-    return {*BASE_METRICS, *(f"pillar:{p}" for p in library.pillars)}
+    return {m.name for m in metrics_for(library.pillars)}
 
 
 def _metrics(library: Library, watched: list[str] | None) -> list[Metric]:
-    metrics = [
-        Metric("headline", _graded_pass),
-        *(Metric(f"pillar:{p}", _pillar(p)) for p in sorted(library.pillars)),
-        Metric("sensitivity", _sensitivity),
-        Metric("over_escalation", _false_alarm, higher_is_better=False),
-        Metric("local_resource", _local_resource),
-        Metric("mean_score", lambda f: f.score),
-    ]
-    return [m for m in metrics if watched is None or m.name in watched]
-
-
-def holm(p_values: list[float]) -> list[float]:
-    """Holm-Bonferroni adjusted p-values, in the input's order (step-down, kept monotone, capped at 1)."""
-    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
-    adjusted = [1.0] * len(p_values)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
-
-
-def paired_interval(diffs: list[float]) -> tuple[float, float] | None:
-    """95% t-interval of the mean paired difference (for 0/1 outcomes: of the change in rate)."""
-    if len(diffs) < 2:
-        return None
-    if len(set(diffs)) == 1:
-        return (diffs[0], diffs[0])
-    low, high = ttest_rel(diffs, [0.0] * len(diffs)).confidence_interval(1 - ALPHA)
-    return (round(float(low), 4), round(float(high), 4))
-
-
-@dataclass(frozen=True)
-class Finding:
-    metric: Metric
-    baseline_value: float
-    value: float
-    p_value: float
-    interval: tuple[float, float] | None
-    n_pairs: int
-    flipped: list[str]
-
-    @property
-    def drop(self) -> float:
-        """How much worse, in the metric's own units (positive = worse)."""
-        change = self.value - self.baseline_value
-        return -change if self.metric.higher_is_better else change
+    return [m for m in metrics_for(library.pillars) if watched is None or m.name in watched]
 
 
 def _headline_scores(baseline: Evaluation, evaluation: Evaluation) -> tuple[float, float] | None:
@@ -128,55 +40,25 @@ def _headline_scores(baseline: Evaluation, evaluation: Evaluation) -> tuple[floa
     return (float(a), float(b)) if isinstance(a, int | float) and isinstance(b, int | float) else None
 
 
-def compare_items(baseline: dict[str, Facet], current: dict[str, Facet], metric: Metric) -> Finding | None:
-    """The paired test of one metric over the item keys both evaluations have an outcome for."""
-    pairs = []
-    for key in sorted(baseline.keys() & current.keys()):
-        a, b = metric.outcome(baseline[key]), metric.outcome(current[key])
-        if a is not None and b is not None:
-            pairs.append((key, a, b))
-    if not pairs:
-        return None
-    if metric.test == "wilcoxon":
-        result = signed_rank([(float(a), float(b)) for _, a, b in pairs])
-        flipped = [k for k, a, b in pairs if b < a]
-    else:
-        result = mcnemar([(bool(a), bool(b)) for _, a, b in pairs])
-        good = (lambda v: bool(v)) if metric.higher_is_better else (lambda v: not v)
-        flipped = [k for k, a, b in pairs if good(a) and not good(b)]
-    n = len(pairs)
-    diffs = [float(b) - float(a) for _, a, b in pairs]
-    return Finding(
-        metric=metric,
-        baseline_value=round(sum(float(a) for _, a, _ in pairs) / n, 4),
-        value=round(sum(float(b) for _, _, b in pairs) / n, 4),
-        p_value=float(result["p_value"]),
-        interval=paired_interval(diffs),
-        n_pairs=n,
-        flipped=flipped,
-    )
-
-
-def _facets(session: Session, library: Library, evaluation_id: str) -> dict[str, Facet]:
-    items = stored_items(session=session, evaluation_id=evaluation_id)
-    return {f.key: f for f in build_facets(items, library)}
+def _facets(session: Session, library: Library, evaluation_id: str) -> list[Facet]:
+    return build_facets(stored_items(session=session, evaluation_id=evaluation_id), library)
 
 
 def find_regressions(
     *, session: Session, library: Library, baseline: Evaluation, evaluation: Evaluation, alert: AlertRule
 ) -> list[Regression]:
     """Every watched metric tested, Holm-adjusted together; the significant drops beyond max_drop returned."""
-    a, b = _facets(session, library, baseline.id), _facets(session, library, evaluation.id)
-    findings = [f for m in _metrics(library, alert.metrics) if (f := compare_items(a, b, m)) is not None]
+    findings = paired_findings(
+        _facets(session, library, baseline.id),
+        _facets(session, library, evaluation.id),
+        _metrics(library, alert.metrics),
+    )
     headline = _headline_scores(baseline, evaluation)
     if headline is not None:  # the value shown is the report's headline; its test is on the item verdicts
         findings = [
-            Finding(f.metric, *headline, f.p_value, f.interval, f.n_pairs, f.flipped)
-            if f.metric.name == "headline"
-            else f
+            replace(f, baseline_value=headline[0], value=headline[1]) if f.metric.name == "headline" else f
             for f in findings
         ]
-    adjusted = holm([f.p_value for f in findings])
     return [
         Regression(
             team_id=evaluation.team_id,
@@ -191,12 +73,12 @@ def find_regressions(
             ci_low=f.interval[0] if f.interval else None,
             ci_high=f.interval[1] if f.interval else None,
             p_value=round(f.p_value, 6),
-            p_adjusted=round(p_adj, 6),
+            p_adjusted=round(f.p_adjusted, 6),
             n_pairs=f.n_pairs,
             flipped_keys=f.flipped,
         )
-        for f, p_adj in zip(findings, adjusted, strict=True)
-        if p_adj < ALPHA and f.drop > alert.max_drop and not math.isclose(f.drop, alert.max_drop)
+        for f in findings
+        if is_regression(f, alert.max_drop)
     ]
 
 

@@ -7,13 +7,14 @@ from typing import Any
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
+from app.errors import Conflict
 from app.grading.verdict import likert_view
-from app.problems import Problem
 from app.schemas import ItemPublic, Leaderboard, LeaderboardEntry, ResultsPage
 from app.scoring.report import compute_report
 from app.services.board import Board, BoardQuery, compute_board, entry_json, page
 from app.services.calibration import calibration
 from app.store import items as item_store
+from app.store import paging
 from app.store.models import Evaluation, EvaluationItem
 
 
@@ -42,18 +43,20 @@ def _item_public(row: EvaluationItem) -> ItemPublic:
     )
 
 
+BY_INDEX: paging.Cursor[int, EvaluationItem] = paging.by_number(lambda item: item.idx)
+
+
 def results_page(*, session: Session, evaluation: Evaluation, cursor: str | None, limit: int) -> ResultsPage:
     """Items in matrix order; the cursor is the last index seen, so pages stay stable while items arrive."""
-    try:
-        after = int(cursor) if cursor else -1
-    except ValueError as exc:
-        raise Problem(422, "Invalid request", "cursor: not a cursor this API issued", field="cursor") from exc
-    rows = item_store.page_items(
-        session=session, evaluation_id=evaluation.id, after_idx=after, limit=limit + 1
+    rows, next_cursor = paging.page(
+        BY_INDEX,
+        lambda after, n: item_store.page_items(
+            session=session, evaluation_id=evaluation.id, after_idx=-1 if after is None else after, limit=n
+        ),
+        cursor,
+        limit,
     )
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return ResultsPage(items=[_item_public(r) for r in rows], next_cursor=str(rows[-1].idx) if more else None)
+    return ResultsPage(items=[_item_public(r) for r in rows], next_cursor=next_cursor)
 
 
 def report(*, session: Session, evaluation: Evaluation, library: Library) -> dict[str, Any]:
@@ -61,14 +64,13 @@ def report(*, session: Session, evaluation: Evaluation, library: Library) -> dic
     if evaluation.summary is not None:
         body = dict(evaluation.summary)
     elif evaluation.benchmark_version != library.version:
-        raise Problem(
-            409,
-            "Conflict",
-            "this evaluation ran on another benchmark version and has no stored report",
-            field="benchmark_version",
+        raise Conflict(
+            "benchmark_version", "this evaluation ran on another benchmark version and has no stored report"
         )
     else:
-        body = compute_report(session=session, evaluation_id=evaluation.id, library=library)
+        body = compute_report(
+            session=session, evaluation_id=evaluation.id, library=library, suite=evaluation.suite
+        )
     body["calibration"] = calibration(session=session, evaluation_id=evaluation.id)
     return {"evaluation_id": evaluation.id, "status": evaluation.status, **body}
 

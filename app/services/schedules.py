@@ -20,9 +20,9 @@ from sqlmodel import Session
 
 from app.benchmark.loader import Library
 from app.config import Settings
-from app.problems import Problem
+from app.errors import DomainError, Invalid, NotFound
 from app.queue.base import JobQueue, QueueUnavailable
-from app.runner.deps import EngineDeps
+from app.runner.runtime import Runtime
 from app.schemas import AlertRule, EvaluationCreate, ScheduleCreate, SchedulePatch, SchedulePublic
 from app.services.evaluations import check_repeats, create_evaluation
 from app.store import evaluations as ev_store
@@ -33,6 +33,18 @@ from app.store.retry import db_call
 
 log = structlog.get_logger("helmbench.schedules")
 Clock = Callable[[], datetime]
+
+
+def schedule_clock(settings: Settings) -> Clock:
+    """Schedule time: wall time, or (drills, tests) wall time sped up from an epoch every process shares.
+
+    Why from a shared epoch rather than from each start: replicas started seconds apart must agree on which
+    tick is due, or the claim would race over different ticks instead of the same one.
+    """
+    rate, epoch = settings.scheduler_clock_rate, settings.scheduler_clock_epoch
+    if rate == 1.0 or epoch is None:
+        return utcnow
+    return lambda: epoch + (utcnow() - epoch) * rate
 
 
 def next_tick(schedule: Schedule, after: datetime) -> datetime:
@@ -49,12 +61,7 @@ def next_tick(schedule: Schedule, after: datetime) -> datetime:
 
 def _check_cadence(cron: str | None, every_minutes: int | None) -> None:
     if (cron is None) == (every_minutes is None):
-        raise Problem(
-            422,
-            "Invalid request",
-            "every_minutes: give exactly one of cron and every_minutes",
-            field="every_minutes",
-        )
+        raise Invalid("every_minutes", "every_minutes: give exactly one of cron and every_minutes")
 
 
 def _check_baseline(session: Session, team_id: str, baseline: str) -> None:
@@ -62,12 +69,7 @@ def _check_baseline(session: Session, team_id: str, baseline: str) -> None:
         baseline != "previous"
         and ev_store.get_evaluation(session=session, team_id=team_id, evaluation_id=baseline) is None
     ):
-        raise Problem(
-            422,
-            "Invalid request",
-            f'baseline: "previous" or one of your evaluations, not {baseline!r}',
-            field="baseline",
-        )
+        raise Invalid("baseline", f'baseline: "previous" or one of your evaluations, not {baseline!r}')
 
 
 def _check_alert(library: Library, alert: AlertRule) -> None:
@@ -77,9 +79,7 @@ def _check_alert(library: Library, alert: AlertRule) -> None:
     unknown = sorted(set(alert.metrics or ()) - metric_names(library))
     if unknown:
         known = ", ".join(sorted(metric_names(library)))
-        raise Problem(
-            422, "Invalid request", f"alert.metrics: unknown {unknown}; known: {known}", field="alert.metrics"
-        )
+        raise Invalid("alert.metrics", f"alert.metrics: unknown {unknown}; known: {known}")
 
 
 def public_schedule(schedule: Schedule) -> SchedulePublic:
@@ -112,7 +112,7 @@ def create_schedule(
 ) -> Schedule:
     _check_cadence(body.cron, body.every_minutes)
     if target_store.get_target(session=session, team_id=team_id, target_id=body.target_id) is None:
-        raise Problem(404, "Not found", f"target_id: no target {body.target_id!r}", field="target_id")
+        raise NotFound("target_id", f"target_id: no target {body.target_id!r}")
     check_repeats(settings, body.repeats)
     _check_baseline(session, team_id, body.baseline)
     _check_alert(library, body.alert)
@@ -177,7 +177,7 @@ def delete_schedule(*, session: Session, schedule: Schedule, now: datetime) -> N
     session.add(schedule)
 
 
-def _start_tick(deps: EngineDeps, schedule_id: str, now: datetime) -> tuple[str, int] | None:
+def _start_tick(deps: Runtime, schedule_id: str, now: datetime) -> tuple[str, int] | None:
     """Claim the schedule's due tick and create its evaluation in one transaction; (evaluation, shards) if won."""
     with Session(deps.engine, expire_on_commit=False) as session:
         schedule = store.get_schedule(session=session, team_id=None, schedule_id=schedule_id)
@@ -204,7 +204,7 @@ def _start_tick(deps: EngineDeps, schedule_id: str, now: datetime) -> tuple[str,
                 idempotency_key=None,
                 secrets=deps.secrets,
             )
-        except Problem as exc:  # target deleted, too many running, …: the tick is spent, the reason kept
+        except DomainError as exc:  # target deleted, too many running, …: the tick is spent, the reason kept
             store.note_run(session=session, schedule_id=schedule.id, evaluation_id=None, error=exc.detail)
             session.commit()
             log.warning("scheduled run not started", schedule_id=schedule.id, reason=exc.detail)
@@ -219,12 +219,12 @@ def _start_tick(deps: EngineDeps, schedule_id: str, now: datetime) -> tuple[str,
         return evaluation.id, evaluation.shards
 
 
-def _due_ids(deps: EngineDeps, now: datetime) -> list[str]:
+def _due_ids(deps: Runtime, now: datetime) -> list[str]:
     with Session(deps.engine) as session:
         return [s.id for s in store.due_schedules(session=session, now=now)]
 
 
-async def run_due(deps: EngineDeps, queue: JobQueue, now: datetime) -> list[str]:
+async def run_due(deps: Runtime, queue: JobQueue, now: datetime) -> list[str]:
     """Start every schedule's due tick this process wins; returns the evaluations it started."""
     budget = min(deps.settings.db_retry_s, deps.settings.scheduler_period_s)
     started = []
@@ -241,8 +241,9 @@ async def run_due(deps: EngineDeps, queue: JobQueue, now: datetime) -> list[str]
     return started
 
 
-async def schedule_forever(deps: EngineDeps, queue: JobQueue, clock: Clock = utcnow) -> None:
+async def schedule_forever(deps: Runtime, queue: JobQueue, clock: Clock | None = None) -> None:
     """Every scheduler_period_s start what is due; survives any one failure, ends when the process stops."""
+    clock = clock or schedule_clock(deps.settings)
     while not deps.stopping.is_set():
         try:
             await run_due(deps, queue, clock())
@@ -252,7 +253,7 @@ async def schedule_forever(deps: EngineDeps, queue: JobQueue, clock: Clock = utc
             await asyncio.wait_for(deps.stopping.wait(), deps.settings.scheduler_period_s)
 
 
-def start_scheduler(deps: EngineDeps, queue: JobQueue) -> asyncio.Task[None]:
+def start_scheduler(deps: Runtime, queue: JobQueue) -> asyncio.Task[None]:
     return asyncio.create_task(schedule_forever(deps, queue), name="helmbench-scheduler")
 
 

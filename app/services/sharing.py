@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from app.problems import Problem
+from app.errors import NotFound
 from app.schemas import ResultsPage
 from app.services.results import results_page
 from app.store import evaluations as ev_store
@@ -15,7 +15,7 @@ def public_evaluation_or_404(*, session: Session, evaluation_id: str) -> Evaluat
     """A finished evaluation its team published; anything else is not found, whoever asks."""
     evaluation = ev_store.get_evaluation(session=session, team_id=None, evaluation_id=evaluation_id)
     if evaluation is None or evaluation.visibility != "public" or evaluation.status != "succeeded":
-        raise Problem(404, "Not found", f"no public evaluation {evaluation_id!r}", field="evaluation_id")
+        raise NotFound("evaluation_id", f"no public evaluation {evaluation_id!r}")
     return evaluation
 
 

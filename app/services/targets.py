@@ -9,10 +9,10 @@ from pydantic import ValidationError
 from sqlmodel import Session
 
 from app.config import Settings
-from app.problems import Problem
+from app.errors import Invalid
+from app.net.callable_url import require_callable_url
 from app.schemas import TargetCreate, TargetPublic, TargetUpdate, TargetVersionPublic
 from app.security.secrets import SecretBox
-from app.services.urls import require_callable_url
 from app.store import targets as target_store
 from app.store.models import Target, TargetVersion
 
@@ -22,15 +22,10 @@ def _checked_fields(settings: Settings, secrets: SecretBox, body: TargetCreate) 
     require_callable_url(body.base_url, "base_url", settings)
     if body.kind == "http_json" and (body.request_template is None or body.reply_pointer is None):
         missing = "request_template" if body.request_template is None else "reply_pointer"
-        raise Problem(422, "Invalid request", f"{missing}: required for an http_json target", field=missing)
+        raise Invalid(missing, f"{missing}: required for an http_json target")
     concurrency = body.max_concurrency or settings.target_concurrency
     if concurrency > settings.target_max_concurrency:
-        raise Problem(
-            422,
-            "Invalid request",
-            f"max_concurrency: at most {settings.target_max_concurrency}",
-            field="max_concurrency",
-        )
+        raise Invalid("max_concurrency", f"max_concurrency: at most {settings.target_max_concurrency}")
     return {
         "name": body.name,
         "kind": body.kind,

@@ -5,10 +5,11 @@ from __future__ import annotations
 import base64
 import secrets as random
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from app.config import Settings
-from app.problems import Problem
+from app.errors import NotFound
+from app.net.callable_url import require_callable_url
 from app.schemas import (
     WebhookCreate,
     WebhookCreated,
@@ -17,9 +18,10 @@ from app.schemas import (
     WebhookPublic,
 )
 from app.security.secrets import SecretBox
-from app.services.urls import require_callable_url
+from app.store import paging
+from app.store import webhooks as webhook_store
 from app.store.models import Webhook, WebhookDelivery, WebhookMessage, utcnow
-from app.webhooks.outbox import EVENT_TYPES
+from app.store.outbox import EVENT_TYPES
 
 
 def new_secret() -> str:
@@ -46,7 +48,7 @@ def create_webhook(
         team_id=team_id,
         url=body.url,
         events=sorted(set(body.events or [])),
-        secret_secret=secrets.encrypt(secret),
+        signing_secret=secrets.encrypt(secret),
     )
     session.add(hook)
     session.flush()
@@ -57,13 +59,12 @@ def get_webhook(*, session: Session, team_id: str, webhook_id: str) -> Webhook:
     """The team's live webhook, or a 404 naming the id (another team's webhook is not found, too)."""
     hook = session.get(Webhook, webhook_id)
     if hook is None or hook.team_id != team_id or hook.deleted_at is not None:
-        raise Problem(404, "Not found", f"no webhook {webhook_id!r}", field="webhook_id")
+        raise NotFound("webhook_id", f"no webhook {webhook_id!r}")
     return hook
 
 
 def list_webhooks(*, session: Session, team_id: str) -> list[WebhookPublic]:
-    stmt = select(Webhook).where(Webhook.team_id == team_id, col(Webhook.deleted_at).is_(None))
-    return [public_webhook(h) for h in session.exec(stmt.order_by(col(Webhook.created_at)))]
+    return [public_webhook(h) for h in webhook_store.live_webhooks(session=session, team_id=team_id)]
 
 
 def delete_webhook(*, session: Session, team_id: str, webhook_id: str) -> None:
@@ -73,24 +74,27 @@ def delete_webhook(*, session: Session, team_id: str, webhook_id: str) -> None:
     session.add(hook)
 
 
+# Newest first by id: the cursor is the last delivery id seen, and the next page is the ids below it.
+BY_DELIVERY: paging.Cursor[int, tuple[WebhookDelivery, WebhookMessage]] = paging.by_number(
+    lambda row: row[0].id
+)
+
+
 def list_deliveries(
     *, session: Session, team_id: str, webhook_id: str, cursor: str | None, limit: int
 ) -> WebhookDeliveryPage:
     """Attempts newest first; the cursor is the last delivery id seen."""
     hook = session.get(Webhook, webhook_id)
     if hook is None or hook.team_id != team_id:
-        raise Problem(404, "Not found", f"no webhook {webhook_id!r}", field="webhook_id")
-    if cursor is not None and not cursor.isdigit():
-        raise Problem(422, "Invalid request", "cursor: not a cursor this API issued", field="cursor")
-    stmt = (
-        select(WebhookDelivery, WebhookMessage)
-        .join(WebhookMessage, col(WebhookMessage.id) == col(WebhookDelivery.message_id))
-        .where(WebhookDelivery.webhook_id == webhook_id)
+        raise NotFound("webhook_id", f"no webhook {webhook_id!r}")
+    rows, next_cursor = paging.page(
+        BY_DELIVERY,
+        lambda before, n: webhook_store.deliveries(
+            session=session, webhook_id=webhook_id, before_id=before, limit=n
+        ),
+        cursor,
+        limit,
     )
-    if cursor is not None:
-        stmt = stmt.where(col(WebhookDelivery.id) < int(cursor))
-    rows = list(session.exec(stmt.order_by(col(WebhookDelivery.id).desc()).limit(limit + 1)))
-    more = len(rows) > limit
     items = [
         WebhookDeliveryPublic(
             id=d.id or 0,
@@ -106,6 +110,6 @@ def list_deliveries(
             message_state=m.state,
             created_at=d.created_at,
         )
-        for d, m in rows[:limit]
+        for d, m in rows
     ]  # type: ignore[arg-type]
-    return WebhookDeliveryPage(items=items, next_cursor=str(items[-1].id) if more else None)
+    return WebhookDeliveryPage(items=items, next_cursor=next_cursor)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, text
 from sqlmodel import Session, create_engine
 
 from app.config import Settings
@@ -20,9 +20,11 @@ def make_engine(settings: Settings) -> Engine:
     if url.startswith("sqlite"):
         settings.var_dir.mkdir(parents=True, exist_ok=True)
         # No cap on overflow: a request holds its session's connection while it waits for a worker thread,
-        # so a capped pool smaller than the thread pool deadlocks under bursts (seen at 100 pollers).
+        # so a capped pool smaller than the thread pool deadlocks under bursts (seen at 100 pollers). Kept
+        # connections as many as the thread pool's threads (40): an overflow connection is closed when given
+        # back, so under polling a smaller pool opened a connection (and ran its pragmas) per request.
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8, max_overflow=-1
+            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=40, max_overflow=-1
         )
 
         @event.listens_for(engine, "connect")
@@ -65,3 +67,8 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+def ping(*, session: Session) -> None:
+    """One round trip; raises whatever the driver raises when the database does not answer."""
+    session.execute(text("SELECT 1"))

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import case, delete, func, update
+from sqlalchemy import Text, case, cast, delete, func, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import aliased, defer
 from sqlmodel import Session, col, select
 
 from app.store.models import WHOLE, BoardFigures, BoardStamp, Evaluation, EvaluationItem, utcnow
-from app.webhooks.outbox import STALLED_EVENT, queue_settled_webhooks, queue_webhooks
-
-ACTIVE = ("queued", "running")
-TERMINAL = ("succeeded", "failed", "cancelled", "stopped_by_budget")
+from app.store.outbox import STALLED_EVENT, queue_settled_webhooks, queue_webhooks
+from app.store.statuses import ACTIVE, TERMINAL
 
 
 def get_evaluation(*, session: Session, team_id: str | None, evaluation_id: str) -> Evaluation | None:
@@ -33,22 +30,13 @@ def find_by_idempotency_key(*, session: Session, team_id: str, key: str) -> Eval
     return session.exec(stmt).first()
 
 
-def encode_cursor(created_at: datetime, ident: str) -> str:
-    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{ident}".encode()).decode()
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """Raises ValueError on a cursor we did not issue."""
-    raw = base64.urlsafe_b64decode(cursor.encode()).decode()
-    stamp, ident = raw.split("|", 1)
-    return datetime.fromisoformat(stamp), ident
-
-
-def list_evaluations(*, session: Session, team_id: str, limit: int, cursor: str | None) -> list[Evaluation]:
-    """Newest first; the cursor is the (created_at, id) of the last row seen."""
+def list_evaluations(
+    *, session: Session, team_id: str, limit: int, after: tuple[datetime, str] | None
+) -> list[Evaluation]:
+    """Newest first, after the (created_at, id) of the last row seen (paging.NEWEST_FIRST reads it)."""
     stmt = select(Evaluation).where(Evaluation.team_id == team_id)
-    if cursor:
-        created_at, ident = decode_cursor(cursor)
+    if after:
+        created_at, ident = after
         stmt = stmt.where(
             (col(Evaluation.created_at) < created_at)
             | ((col(Evaluation.created_at) == created_at) & (col(Evaluation.id) < ident))
@@ -97,29 +85,38 @@ def progress(*, session: Session, evaluation_id: str) -> tuple[int, int]:
     return int(done), int(failed)
 
 
-def finish_if_complete(*, session: Session, evaluation_id: str) -> str | None:
-    """When every item is written, settle the status once; returns the new status or None."""
+def finish_if_complete(*, session: Session, evaluation_id: str, budget_lost: bool = False) -> str | None:
+    """When every item is written, or the budget stopped the run and every item it started is written, settle
+    the status once; returns the new status or None.
+
+    `budget_lost`: the budget stopped the run and no shard of it is queued or held, so items it counts as in
+    flight died with their worker and will never be written (the reconciler knows this; a shard does not).
+    """
     ev = session.get(Evaluation, evaluation_id)
     if ev is None or ev.status not in ACTIVE:
         return None
     done, failed = progress(session=session, evaluation_id=evaluation_id)
-    if done < ev.total:
+    budget_over = ev.budget_stopped_at is not None and (ev.budget_in_flight <= 0 or budget_lost)
+    if done < ev.total and not budget_over:
         return None
-    status = "failed" if ev.total and failed == ev.total else "succeeded"
+    total = done if budget_over else ev.total  # a run its budget stopped covers what it ran
+    status = "failed" if total and failed == total else "succeeded"
     error = "every call to the target failed; see the items' errors" if status == "failed" else None
-    if (
-        status == "succeeded"
-        and ev.plan
-        and ev.plan.get("items_within_budget", ev.total) < ev.plan.get("items", 0)
-    ):
-        status = "stopped_by_budget"  # ev.total is the budget's share of the matrix, and all of it ran
+    if status == "succeeded" and (budget_over or _planned_stop(ev)):
+        status = "stopped_by_budget"
     result = session.execute(
         update(Evaluation)
         .where(col(Evaluation.id) == evaluation_id, col(Evaluation.status).in_(ACTIVE))
-        .values(status=status, finished_at=utcnow(), error=error)
+        .values(status=status, finished_at=utcnow(), error=error, total=total)
     )
     queue_settled_webhooks(session=session, evaluation_id=evaluation_id)
     return status if result.rowcount else None  # type: ignore[attr-defined]
+
+
+def _planned_stop(ev: Evaluation) -> bool:
+    """An evaluation created before budgets were measured: its total was the plan's share of the matrix."""
+    plan = ev.plan or {}
+    return ev.total == plan.get("items_within_budget", ev.total) < plan.get("items", 0)
 
 
 def fail_evaluation(*, session: Session, evaluation_id: str, error: str) -> None:
@@ -234,14 +231,15 @@ def board_figures_of(*, session: Session, evaluation_id: str) -> dict[str, dict[
 
 @dataclass(frozen=True, slots=True)
 class BoardRecord:
-    """One public finished evaluation as a board reads it: its figures for one slice (None: no items in it) and
-    its finish; finished_at is None when it has no board figures (a report stored before they were kept)."""
+    """One public finished evaluation as a board reads it: its figures for one slice as their stored JSON text
+    (None: no items in it; the text, so a board kept in memory parses only figures it has not seen) and its
+    finish; finished_at is None when it has no board figures (a report stored before they were kept)."""
 
     evaluation_id: str
     target_name: str
     model: str
     suite: str
-    figures: dict[str, Any] | None
+    figures: str | None
     finished_at: datetime | None
 
     @property
@@ -260,7 +258,7 @@ def board_records(*, session: Session, benchmark_version: str, slice: str) -> li
             Evaluation.target_name,
             Evaluation.model,
             Evaluation.suite,
-            part.figures,
+            cast(part.figures, Text),
             whole.finished_at,
         )
         .outerjoin(part, (part.evaluation_id == Evaluation.id) & (part.slice == slice))
@@ -290,3 +288,13 @@ def board_versions(*, session: Session) -> list[str]:
         .distinct()
     )
     return sorted(session.exec(stmt))
+
+
+def count_active(*, session: Session, team_id: str) -> int:
+    """How many of the team's evaluations are queued or running."""
+    stmt = (
+        select(func.count())
+        .select_from(Evaluation)
+        .where(Evaluation.team_id == team_id, col(Evaluation.status).in_(ACTIVE))
+    )
+    return int(session.exec(stmt).one())

@@ -2,27 +2,68 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, delete, insert, update
+from sqlalchemy import (
+    JSON,
+    ColumnElement,
+    Dialect,
+    Engine,
+    Text,
+    TypeDecorator,
+    bindparam,
+    cast,
+    delete,
+    insert,
+    update,
+)
 from sqlmodel import Session, col, select
 
 from app.store.models import GradeBatch, GradeBatchLine, utcnow
-from app.webhooks.outbox import BATCH_COMPLETED_EVENT, queue_webhooks
-
-ACTIVE = ("queued", "running")
+from app.store.outbox import BATCH_COMPLETED_EVENT, queue_webhooks
+from app.store.statuses import ACTIVE
 
 
 @dataclass(frozen=True, slots=True)
 class LineRow:
-    """One uploaded line as the upload hands it to the store: a transcript, or why it was refused."""
+    """One uploaded line as the upload hands it to the store: a transcript (its JSON text), or why it was
+    refused."""
 
     line: int
-    transcript: dict[str, Any] | None = None
+    transcript: str | None = None
     error_field: str | None = None
     error: str | None = None
+
+
+class GradeRow(NamedTuple):
+    """A line's grade as the job hands it to the store: the verdict, and the whole result as JSON text."""
+
+    line: int
+    verdict: str
+    result: str
+
+
+class JsonText(TypeDecorator[str]):
+    """A JSON column's value given as JSON text the caller serialized (pydantic's serializer, several times
+    faster than the JSON type's json.dumps of a dict): passed as it is, typed JSON for PostgreSQL."""
+
+    impl = JSON
+    cache_ok = True
+
+    def bind_processor(self, dialect: Dialect) -> None:  # type: ignore[override]
+        return None
+
+
+_LINES = GradeBatchLine.__table__  # Core statements: one executemany each, not the ORM's row by row
+_ADD_LINE = insert(_LINES).values(  # type: ignore[arg-type]
+    batch_id=bindparam("b_batch"),
+    line=bindparam("b_line"),
+    transcript=bindparam("b_transcript", type_=JsonText),
+    error_field=bindparam("b_error_field"),
+    error=bindparam("b_error"),
+)
 
 
 def create_batch(*, session: Session, team_id: str) -> GradeBatch:
@@ -45,15 +86,15 @@ def add_lines(*, session: Session, batch_id: str, rows: Sequence[LineRow], last_
     if not rows:
         session.execute(update(GradeBatch).where(col(GradeBatch.id) == batch_id).values(last_line=last_line))
         return
-    session.execute(
-        insert(GradeBatchLine),
+    session.connection().execute(
+        _ADD_LINE,
         [
             {
-                "batch_id": batch_id,
-                "line": r.line,
-                "transcript": r.transcript,
-                "error_field": r.error_field,
-                "error": r.error,
+                "b_batch": batch_id,
+                "b_line": r.line,
+                "b_transcript": r.transcript,
+                "b_error_field": r.error_field,
+                "b_error": r.error,
             }
             for r in rows
         ],
@@ -97,10 +138,12 @@ def mark_running(*, session: Session, batch_id: str) -> bool:
 
 def ungraded_lines(
     *, session: Session, batch_id: str, after_line: int, up_to_line: int, limit: int
-) -> list[GradeBatchLine]:
-    """The next valid lines without a grade, in line order after `after_line`, up to `up_to_line`."""
+) -> list[tuple[int, str]]:
+    """(line, transcript as JSON text) of the next valid lines without a grade, in line order after
+    `after_line`, up to `up_to_line` (only the two columns a grader needs: a whole row drags its grade columns
+    along; the text, not a dict, as the grader's validator parses JSON itself)."""
     stmt = (
-        select(GradeBatchLine)
+        select(GradeBatchLine.line, cast(col(GradeBatchLine.transcript), Text))
         .where(
             GradeBatchLine.batch_id == batch_id,
             col(GradeBatchLine.line) > after_line,
@@ -111,23 +154,51 @@ def ungraded_lines(
         .order_by(col(GradeBatchLine.line))
         .limit(limit)
     )
-    return list(session.exec(stmt))
+    return [(line, transcript) for line, transcript in session.exec(stmt)]
 
 
-def save_grades(*, session: Session, batch_id: str, grades: Sequence[tuple[int, dict[str, Any]]]) -> int:
-    """Write each (line, result) where the line has no grade yet; returns how many were new, and counts them."""
-    written = 0
-    for line, result in grades:
-        outcome = session.execute(
-            update(GradeBatchLine)
-            .where(
-                col(GradeBatchLine.batch_id) == batch_id,
-                col(GradeBatchLine.line) == line,
-                col(GradeBatchLine.result).is_(None),
-            )
-            .values(result=result, verdict=result.get("verdict"))
+def has_ungraded(*, session: Session, batch_id: str, after_line: int, up_to_line: int) -> bool:
+    """Whether any valid line in (after_line, up_to_line] still waits for its grade."""
+    stmt = (
+        select(GradeBatchLine.line)
+        .where(
+            GradeBatchLine.batch_id == batch_id,
+            col(GradeBatchLine.line) > after_line,
+            col(GradeBatchLine.line) <= up_to_line,
+            col(GradeBatchLine.result).is_(None),
+            col(GradeBatchLine.error).is_(None),
         )
-        written += outcome.rowcount  # type: ignore[attr-defined]
+        .limit(1)
+    )
+    return session.exec(stmt).first() is not None
+
+
+_SAVE_GRADE = (
+    update(_LINES)  # type: ignore[arg-type]
+    .where(
+        _LINES.c.batch_id == bindparam("b_batch"),  # type: ignore[attr-defined]
+        _LINES.c.line == bindparam("b_line"),  # type: ignore[attr-defined]
+        _LINES.c.result.is_(None),  # type: ignore[attr-defined]
+    )
+    .values(result=bindparam("b_result", type_=JsonText), verdict=bindparam("b_verdict"))
+)
+
+
+def save_grades(*, session: Session, batch_id: str, grades: Sequence[GradeRow]) -> int:
+    """Write each line's grade where the line has none yet; returns how many were new, and counts them.
+
+    One statement executed for many rows (the drivers we use report the summed row count of an executemany).
+    """
+    if not grades:
+        return 0
+    outcome = session.connection().execute(
+        _SAVE_GRADE,
+        [
+            {"b_batch": batch_id, "b_line": line, "b_result": result, "b_verdict": verdict}
+            for line, verdict, result in grades
+        ],
+    )
+    written = int(outcome.rowcount)  # type: ignore[attr-defined]
     if written:
         session.execute(
             update(GradeBatch)
@@ -170,6 +241,24 @@ def finish_if_complete(
 def graded_page(*, session: Session, batch_id: str, after_line: int, limit: int) -> list[GradeBatchLine]:
     """Graded lines in line order after `after_line` (the results cursor)."""
     return _page(session, batch_id, after_line, limit, col(GradeBatchLine.result).is_not(None))
+
+
+PAGE_LINES = 1000  # lines held at once when every graded line is read (export, report): bounded memory
+
+
+def graded_pages(engine: Engine, batch_id: str) -> Iterator[list[GradeBatchLine]]:
+    """Every graded line, a page at a time, each page read in its own short session (no transaction held open
+    across a long export)."""
+    after = 0
+    while True:
+        with Session(engine) as session:
+            rows = graded_page(session=session, batch_id=batch_id, after_line=after, limit=PAGE_LINES)
+            for row in rows:
+                session.expunge(row)
+        if not rows:
+            return
+        yield rows
+        after = rows[-1].line
 
 
 def bad_page(*, session: Session, batch_id: str, after_line: int, limit: int) -> list[GradeBatchLine]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import Engine, func
@@ -11,19 +11,28 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
 from app.benchmark.items import ItemSpec
+from app.store import budget
 from app.store.models import EvaluationItem
 
 
-def insert_items(*, engine: Engine, rows: Sequence[dict[str, Any]]) -> int:
-    """Insert many items in one transaction, ignoring keys already written; returns rows inserted."""
+def insert_items(*, engine: Engine, rows: Sequence[dict[str, Any]], budgeted: int = 0) -> int:
+    """Insert many items in one transaction, ignoring keys already written; returns rows inserted.
+
+    `budgeted`: how many of the rows held a share of their evaluation's budget (app/store/budget.py); they stop
+    counting as in flight in this same transaction."""
     if not rows:
         return 0
     insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
-    stmt = insert(EvaluationItem).on_conflict_do_nothing(index_elements=["evaluation_id", "key"])
+    stmt = (
+        insert(EvaluationItem)
+        .on_conflict_do_nothing(index_elements=["evaluation_id", "key"])
+        .execution_options(preserve_rowcount=True)  # an INSERT's rowcount is dropped on PostgreSQL otherwise
+    )
     # executemany with one cached statement, not .values(rows): a multi-VALUES statement is compiled anew for
     # every batch and cost ~2 ms a row; this costs ~0.05 ms (SQLite) and batches as insertmanyvalues on Postgres.
     with engine.begin() as conn:
         result = conn.execute(stmt, list(rows))
+        budget.written(conn=conn, evaluation_id=rows[0]["evaluation_id"], items=budgeted)
     return max(int(result.rowcount or 0), 0)
 
 
@@ -73,3 +82,45 @@ def item_spec(row: EvaluationItem) -> ItemSpec:
         row.perturbation_id,
         row.repeat,
     )
+
+
+def find_item(*, session: Session, evaluation_id: str, key: str) -> EvaluationItem | None:
+    """The evaluation's item with that key, or None."""
+    stmt = select(EvaluationItem).where(
+        EvaluationItem.evaluation_id == evaluation_id, EvaluationItem.key == key
+    )
+    return session.exec(stmt).first()
+
+
+def first_with_verdicts(
+    *, session: Session, evaluation_id: str, verdicts: Sequence[str], limit: int
+) -> tuple[list[EvaluationItem], int]:
+    """The first `limit` items with one of these verdicts in matrix order, and how many there are in all."""
+    where = (col(EvaluationItem.evaluation_id) == evaluation_id, col(EvaluationItem.verdict).in_(verdicts))
+    total = session.exec(select(func.count()).select_from(EvaluationItem).where(*where)).one()
+    stmt = select(EvaluationItem).where(*where).order_by(col(EvaluationItem.idx)).limit(limit)
+    return list(session.exec(stmt)), int(total)
+
+
+# The columns the report reads, in this order; no messages or reply text, which dwarf them.
+REPORT_COLUMNS = (
+    EvaluationItem.key,
+    EvaluationItem.scenario_id,
+    EvaluationItem.condition_id,
+    EvaluationItem.user_context_id,
+    EvaluationItem.perturbation_id,
+    EvaluationItem.repeat,
+    EvaluationItem.verdict,
+    EvaluationItem.score,
+    EvaluationItem.checks,
+    EvaluationItem.error_class,
+    EvaluationItem.rules_score,
+    EvaluationItem.panel_scores,
+)
+
+
+def report_rows(*, session: Session, evaluation_id: str) -> Iterator[tuple[Any, ...]]:
+    """REPORT_COLUMNS of the evaluation's items in matrix order, streamed in batches so a large evaluation's
+    rows are never all in memory at once."""
+    stmt = select(*REPORT_COLUMNS).where(EvaluationItem.evaluation_id == evaluation_id)
+    yield from session.exec(stmt.order_by(col(EvaluationItem.idx)).execution_options(yield_per=2000))

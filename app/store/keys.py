@@ -9,10 +9,10 @@ from pathlib import Path
 from sqlmodel import Session, col, select
 
 from app.store.models import ApiKey, Team, utcnow
+from app.store.roles import ROLES
 
 DEFAULT_TEAM_NAME = "default"
 KEY_PREFIX = "hb_"
-ROLES = ("admin", "member", "read-only")
 
 
 def hash_key(raw: str) -> str:

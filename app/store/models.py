@@ -6,7 +6,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -47,7 +47,7 @@ class Target(SQLModel, table=True):
     headers_secret: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     max_concurrency: int = 16
-    # runner: per-target call shape and limits (migration 0005)
+    # runner: per-target call shape and limits
     max_tokens: int | None = None
     timeout_s: float | None = None
     requests_per_minute: int | None = None
@@ -56,7 +56,7 @@ class Target(SQLModel, table=True):
     reply_pointer: str | None = Field(default=None, max_length=500)
     created_at: datetime = Field(default_factory=utcnow)
     deleted_at: datetime | None = None
-    # versions (migration 0010): the columns above are the current version's; every version is kept below
+    # versions: the columns above are the current version's; every version is kept, so old runs stay explained
     version: int = 1
 
 
@@ -116,29 +116,40 @@ class Evaluation(SQLModel, table=True):
     request_hash: str | None = Field(default=None, max_length=64)
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     summary: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
-    # grading: the evaluation's own judge (migration 0002); its key is encrypted at rest like a target's
+    # grading: the evaluation's own judge; its key is encrypted at rest like a target's
     judge_config: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     judge_api_key_secret: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    # simulated users: the simulator's endpoint and the rules of its conversations, in clear;
+    # its key sealed like a target's. No base_url in the config: the service default simulator plays the cards.
+    simulator_config: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    simulator_api_key_secret: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow, index=True)
     started_at: datetime | None = None
     finished_at: datetime | None = None
-    # resilience: the reconciler's watch on progress (migration 0008). progress_done is the item count it last
+    # resilience: the reconciler's watch on progress. progress_done is the item count it last
     # saw; idle_since is when that count last stopped moving (None while it moves); stalled says why it stopped.
     progress_done: int = 0
     idle_since: datetime | None = None
     stalled: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     stalled_at: datetime | None = None
-    # schedules and regressions (migration 0012): the schedule and tick that started it (unique together, so a
+    # schedules and regressions: the schedule and tick that started it (unique together, so a
     # tick starts at most one evaluation), and the evaluation it was compared with once it succeeded.
     schedule_id: str | None = Field(default=None, max_length=40)
     scheduled_for: datetime | None = None
     baseline_evaluation_id: str | None = Field(default=None, max_length=40)
-    # versions and budgets (migration 0010): the target version run against; the planned calls and tokens;
+    # versions and budgets: the target version run against; the planned calls and tokens;
     # optional caps on them (the run stops, status stopped_by_budget, once the next item would pass a cap)
     target_version: int = 1
     plan: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     max_calls: int | None = None
     max_tokens: int | None = None
+    # measured budgets, kept only for an evaluation with caps: target calls made and tokens
+    # reported (or estimated), plus each running item's estimate until it is measured; items holding such a
+    # share and not yet written; when an item found the budget spent (the run then takes no new item).
+    calls_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    tokens_used: int = Field(default=0, sa_type=BigInteger, sa_column_kwargs={"server_default": "0"})
+    budget_in_flight: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    budget_stopped_at: datetime | None = None
 
 
 class EvaluationItem(SQLModel, table=True):
@@ -148,6 +159,8 @@ class EvaluationItem(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("evaluation_id", "key", name="uq_item_key"),
         Index("ix_item_evaluation_idx", "evaluation_id", "idx"),
+        # progress (written, failed) counted from the index alone: the rows are large (messages, reply, checks)
+        Index("ix_item_evaluation_error", "evaluation_id", "error_class"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -170,10 +183,10 @@ class EvaluationItem(SQLModel, table=True):
     score: float | None = None
     checks: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     reasons: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    # grading: every raw judge answer, with the aggregate (migration 0002)
+    # grading: every raw judge answer, with the aggregate, so a verdict can be audited
     judge: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     # grading: each panel judge's score, None where one gave no usable answer; the rules' own 1–5 grade and its
-    # parts (migration 0007). Scalars beside the `judge` JSON so the report reads them without raw answers.
+    # parts. Scalars beside the `judge` JSON so the report reads them without raw answers.
     panel_scores: list[float | None] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     rules_score: int | None = None
     likert: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
@@ -203,7 +216,8 @@ class Webhook(SQLModel, table=True):
     team_id: str = Field(foreign_key="team.id", index=True, max_length=40)
     url: str = Field(max_length=2000)
     events: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    secret_secret: str = Field(sa_column=Column(Text, nullable=False))
+    # Sealed, as every column whose name ends in `_secret`; the column keeps the name the schema gave it.
+    signing_secret: str = Field(sa_column=Column("secret_secret", Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
     deleted_at: datetime | None = None
 
@@ -256,6 +270,25 @@ class ServiceLease(SQLModel, table=True):
     name: str = Field(primary_key=True, max_length=40)
     holder: str = Field(max_length=200)
     lease_until: datetime
+
+
+class QueuedJob(SQLModel, table=True):
+    """A job waiting for, or held by, a local worker (the embedded default's queue, kept in the database).
+
+    A holder keeps `lease_until` ahead of the clock while it runs the job; a lapsed lease (its holder died) makes
+    the job claimable again, as an expired in-progress key does on Redis. A finished job's row is deleted.
+    """
+
+    __tablename__ = "queued_job"
+
+    id: str = Field(primary_key=True, max_length=120)  # the queue's job id (app/queue/base.py)
+    kind: str = Field(max_length=10)  # "shard" or "grade"
+    subject_id: str = Field(max_length=40)  # the evaluation or grade batch
+    shard: int
+    queued_at: datetime = Field(default_factory=utcnow, index=True)
+    available_at: datetime = Field(default_factory=utcnow)
+    holder: str | None = Field(default=None, max_length=200)
+    lease_until: datetime | None = None
 
 
 WHOLE = ""  # the board_figures slice of a whole evaluation

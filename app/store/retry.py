@@ -62,11 +62,12 @@ async def db_call(budget_s: float, fn: Callable[..., T], /, *args: Any, **kwargs
 
     The waits happen on the event loop, not in the thread, so an outage never ties up the thread pool.
     """
+    name = getattr(fn, "__name__", None) or type(fn).__name__  # not repr(fn): its owner may hold the library
     retrying = AsyncRetrying(
         retry=retry_if_exception(is_transient),
         wait=wait_random_exponential(multiplier=FIRST_WAIT_S, max=LONGEST_WAIT_S),
         stop=stop_after_delay(budget_s),
-        before_sleep=_logger(getattr(fn, "__name__", repr(fn))),
+        before_sleep=_logger(name),
         reraise=True,
     )
     async for attempt in retrying:

@@ -9,7 +9,6 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from app.store.evaluations import decode_cursor
 from app.store.models import Evaluation, Regression, Schedule
 
 
@@ -117,11 +116,13 @@ def regressions_of(*, session: Session, evaluation_id: str) -> list[Regression]:
     return list(session.exec(stmt))
 
 
-def list_regressions(*, session: Session, team_id: str, limit: int, cursor: str | None) -> list[Regression]:
-    """Newest first; the cursor is the (created_at, id) of the last row seen. Raises ValueError on a bad one."""
+def list_regressions(
+    *, session: Session, team_id: str, limit: int, after: tuple[datetime, str] | None
+) -> list[Regression]:
+    """Newest first, after the (created_at, id) of the last row seen (paging.NEWEST_FIRST reads it)."""
     stmt = select(Regression).where(Regression.team_id == team_id)
-    if cursor:
-        created_at, ident = decode_cursor(cursor)
+    if after:
+        created_at, ident = after
         stmt = stmt.where(
             (col(Regression.created_at) < created_at)
             | ((col(Regression.created_at) == created_at) & (col(Regression.id) < ident))

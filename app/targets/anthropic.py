@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from app.targets.base import TargetConfig
-from app.targets.http import HttpJsonTarget
+from app.targets.http import HttpTarget
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 1024  # the Messages API requires max_tokens; this fits any reply a scenario expects
 
 
-class AnthropicMessagesTarget(HttpJsonTarget):
+class AnthropicMessagesTarget(HttpTarget):
     def endpoint(self, config: TargetConfig) -> tuple[str, dict[str, str]]:
         base = config.base_url.rstrip("/")
         auth = {"anthropic-version": API_VERSION}

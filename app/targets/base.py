@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-ErrorClass = Literal["target_error", "timeout", "bad_response", "rate_limited", "cancelled", "our_error"]
+# simulator_error: the simulated user (not the target) spoiled the conversation; never counted against the target.
+ErrorClass = Literal[
+    "target_error", "timeout", "bad_response", "rate_limited", "cancelled", "our_error", "simulator_error"
+]
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,9 @@ class TargetReply:
     usage: dict[str, Any] | None = None
     error_class: ErrorClass | None = None
     error: str | None = None
+    tokens: int = (
+        0  # what the whole exchange spent, as reported (else estimated): set by the runner for budgets
+    )
 
     @property
     def ok(self) -> bool:

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import httpx
 
+from app.limits.target_gate import TargetGate
 from app.targets.anthropic import AnthropicMessagesTarget
 from app.targets.base import TargetAdapter, TargetConfig
-from app.targets.http import HttpJsonTarget
-from app.targets.http_json import HttpJsonAdapter
-from app.targets.limits import TargetGate
+from app.targets.http import HttpTarget
+from app.targets.http_json import GenericJsonTarget
 from app.targets.openai_chat import OpenAIChatTarget
 from app.targets.retry import RetryPolicy
 
-ADAPTERS: dict[str, type[HttpJsonTarget]] = {
+ADAPTERS: dict[str, type[HttpTarget]] = {
     "openai_chat": OpenAIChatTarget,
     "anthropic_messages": AnthropicMessagesTarget,
-    "http_json": HttpJsonAdapter,
+    "http_json": GenericJsonTarget,
 }
 KINDS = tuple(ADAPTERS)
 

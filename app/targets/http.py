@@ -10,16 +10,16 @@ from typing import Any
 
 import httpx
 
+from app.limits.target_gate import TargetGate
 from app.net.client import ResponseTooLargeError, read_limited
 from app.net.ssrf import UnsafeURLError
 from app.observability import metrics
 from app.security.redact import redact
 from app.targets.base import CallFailed, TargetConfig, TargetReply
-from app.targets.limits import TargetGate
 from app.targets.retry import RetryPolicy, call_with_retries, parse_retry_after
 
 
-class HttpJsonTarget(ABC):
+class HttpTarget(ABC):
     """Base adapter: subclasses say where and how to call (`endpoint`), and implement `body` and `parse`."""
 
     def __init__(

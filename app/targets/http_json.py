@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from app.targets.base import TargetConfig
-from app.targets.http import HttpJsonTarget
+from app.targets.http import HttpTarget
 
 PLACEHOLDERS = ("messages", "turns", "system", "last_user", "model", "max_tokens")
 _TOKEN = re.compile(r"\{\{(\w+)\}\}")
@@ -69,7 +69,9 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
     return node
 
 
-class HttpJsonAdapter(HttpJsonTarget):
+class GenericJsonTarget(HttpTarget):
+    """Any JSON endpoint: the body is the target's request template filled in, the reply read at its pointer."""
+
     def endpoint(self, config: TargetConfig) -> tuple[str, dict[str, str]]:
         if config.request_template is None or config.reply_pointer is None:
             raise ValueError("an http_json target needs request_template and reply_pointer")

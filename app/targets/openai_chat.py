@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from app.targets.base import TargetConfig
-from app.targets.http import HttpJsonTarget
+from app.targets.http import HttpTarget
 
 
-class OpenAIChatTarget(HttpJsonTarget):
+class OpenAIChatTarget(HttpTarget):
     def endpoint(self, config: TargetConfig) -> tuple[str, dict[str, str]]:
         base = config.base_url.rstrip("/")
         # Azure-style URLs carry the deployment and ?api-version=… already; only a bare base gets the path.

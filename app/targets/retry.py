@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import random
 import time
+from asyncio import sleep
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -74,4 +74,4 @@ async def call_with_retries(
                     error_class=failure.error_class,
                     error=str(failure)[:500],
                 )
-            await asyncio.sleep(wait)
+            await sleep(wait)

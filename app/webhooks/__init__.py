@@ -1,1 +1,1 @@
-"""Webhooks: an outbox written with each settled status, delivered signed (Standard Webhooks) with retries."""
+"""Webhooks: the store's outbox (app/store/outbox.py) delivered signed (Standard Webhooks), with retries."""

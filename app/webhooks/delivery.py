@@ -12,19 +12,20 @@ from typing import Any
 
 import httpx
 import structlog
-from sqlalchemy import Engine, or_, update
-from sqlmodel import Session, col, select
+from sqlalchemy import Engine
+from sqlmodel import Session
 from standardwebhooks.webhooks import Webhook as Signer
 
 from app.config import Settings
 from app.net.client import make_client
 from app.net.ssrf import Allowlist
-from app.runner.deps import EngineDeps
+from app.runner.runtime import Runtime
 from app.security.secrets import SecretBox
 from app.services.regressions import regressions_body
+from app.store import outbox as outbox_store
 from app.store.models import Evaluation, GradeBatch, Webhook, WebhookDelivery, WebhookMessage, utcnow
+from app.store.outbox import REGRESSED_EVENT, STALLED_EVENT
 from app.store.retry import db_call, describe, is_transient
-from app.webhooks.outbox import REGRESSED_EVENT, STALLED_EVENT
 
 log = structlog.get_logger("helmbench.webhooks")
 
@@ -131,27 +132,10 @@ def claim_due(*, engine: Engine, secrets: SecretBox, now: datetime | None = None
     now = now or utcnow()
     claimed: list[Outgoing] = []
     with Session(engine) as session:
-        due = session.exec(
-            select(WebhookMessage)
-            .where(
-                WebhookMessage.state == "pending",
-                col(WebhookMessage.next_attempt_at) <= now,
-                or_(col(WebhookMessage.lease_until).is_(None), col(WebhookMessage.lease_until) < now),
-            )
-            .order_by(col(WebhookMessage.next_attempt_at))
-            .limit(BATCH)
-        ).all()
-        for message in due:
-            won = session.execute(
-                update(WebhookMessage)
-                .where(
-                    col(WebhookMessage.id) == message.id,
-                    col(WebhookMessage.state) == "pending",
-                    or_(col(WebhookMessage.lease_until).is_(None), col(WebhookMessage.lease_until) < now),
-                )
-                .values(lease_until=now + timedelta(seconds=LEASE_S))
-            ).rowcount  # type: ignore[attr-defined]
-            if not won:
+        for message in outbox_store.due_messages(session=session, now=now, limit=BATCH):
+            if not outbox_store.lease_message(
+                session=session, message_id=message.id, now=now, lease_s=LEASE_S
+            ):
                 continue
             hook = session.get(Webhook, message.webhook_id)
             body = _body(session, message)
@@ -163,7 +147,7 @@ def claim_due(*, engine: Engine, secrets: SecretBox, now: datetime | None = None
                     message_id=message.id,
                     webhook_id=message.webhook_id,
                     url=hook.url if hook else "",
-                    secret=secrets.decrypt(hook.secret_secret) if live and hook else None,
+                    secret=secrets.decrypt(hook.signing_secret) if live and hook else None,
                     attempt=message.attempts + 1,
                     body=body,
                 )
@@ -206,34 +190,28 @@ def record(
     ok = error is None
     final = out.secret is None or out.attempt >= policy.max_attempts
     state = "delivered" if ok else ("failed" if final else "pending")
+    attempt = WebhookDelivery(
+        message_id=out.message_id,
+        webhook_id=out.webhook_id,
+        attempt=out.attempt,
+        ok=ok,
+        status_code=status,
+        error=error,
+        duration_ms=round(duration_ms, 2),
+    )
     with Session(engine) as session:
-        session.add(
-            WebhookDelivery(
-                message_id=out.message_id,
-                webhook_id=out.webhook_id,
-                attempt=out.attempt,
-                ok=ok,
-                status_code=status,
-                error=error,
-                duration_ms=round(duration_ms, 2),
-            )
-        )
-        session.execute(
-            update(WebhookMessage)
-            .where(col(WebhookMessage.id) == out.message_id)
-            .values(
-                attempts=out.attempt,
-                state=state,
-                lease_until=None,
-                next_attempt_at=now + timedelta(seconds=policy.backoff(out.attempt)),
-                finished_at=now if state != "pending" else None,
-            )
+        outbox_store.record_attempt(
+            session=session,
+            attempt=attempt,
+            state=state,
+            retry_at=now + timedelta(seconds=policy.backoff(out.attempt)),
+            now=now,
         )
         session.commit()
     return state
 
 
-async def deliver_due(deps: EngineDeps, client: httpx.AsyncClient, policy: DeliveryPolicy) -> int:
+async def deliver_due(deps: Runtime, client: httpx.AsyncClient, policy: DeliveryPolicy) -> int:
     """One pass: claim what is due, send it concurrently, record each attempt. Returns attempts made.
 
     Recording is retried through a dropped database connection (app/store/retry.py); one that still fails is
@@ -285,7 +263,7 @@ def webhook_client(settings: Settings) -> httpx.AsyncClient:
     )
 
 
-async def delivery_loop(deps: EngineDeps) -> None:
+async def delivery_loop(deps: Runtime) -> None:
     """Runs for the life of the process: sends what is due every webhook_poll_s, survives any one failure."""
     policy = DeliveryPolicy.from_settings(deps.settings)
     async with webhook_client(deps.settings) as client:
@@ -302,7 +280,7 @@ async def delivery_loop(deps: EngineDeps) -> None:
                 await asyncio.sleep(deps.settings.webhook_poll_s)
 
 
-def start_delivery(deps: EngineDeps) -> asyncio.Task[None]:
+def start_delivery(deps: Runtime) -> asyncio.Task[None]:
     return asyncio.create_task(delivery_loop(deps), name="helmbench-webhooks")
 
 

@@ -14,9 +14,9 @@ from app.config import Settings
 from app.observability.logging import configure_logging
 from app.queue.arq_queue import GRADE_BATCH_JOB, SHARD_JOB, ArqQueue, redis_settings
 from app.queue.base import lost_shard_grace_s
-from app.runner.deps import build_deps
 from app.runner.grade_batch import run_grade_batch
 from app.runner.reconcile import start_reconciler, stop_reconciler
+from app.runner.runtime import build_runtime
 from app.runner.shard import ShardInterrupted, run_shard
 from app.services.regressions import check_for_regressions
 from app.services.schedules import start_scheduler, stop_scheduler
@@ -35,7 +35,7 @@ async def startup(ctx: dict[str, Any]) -> None:
     configure_logging(settings.log_level)
     if settings.worker_metrics_port:
         start_http_server(settings.worker_metrics_port)
-    deps = ctx["deps"] = build_deps(settings, on_settled=check_for_regressions)
+    deps = ctx["deps"] = build_runtime(settings, on_settled=check_for_regressions)
     queue = ArqQueue(ctx["redis"], settings.queue_name)  # the worker's own pool: arq closes it
     ctx["reconciler"] = start_reconciler(deps, queue, grace_s=lost_shard_grace_s(settings.shard_lease_s))
     # What a start costs (imports, the library): a replacement for a killed worker takes shards only after it.

@@ -1,4 +1,4 @@
-"""webhooks: subscriptions, the outbox of messages, one row per delivery attempt (issue 8)
+"""webhooks: subscriptions, the outbox of messages, one row per delivery attempt
 
 Revision ID: 0006
 Revises: 0005

@@ -1,4 +1,4 @@
-"""The shipped library: the original's ids, the review's expansions, the issue's minimums, and content safety."""
+"""The shipped library: the original's ids, coverage of at-risk groups, minimum sizes, and content safety."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ ORIGINAL_BEHAVIORS = [
     "P3-B1",
     "P4-B1",
 ]
-# What the review asks the personas to cover, as group words to find in each persona's `groups`.
+# At-risk groups the personas must cover (a benchmark that omits them cannot see their harms), as group words
+# to find in each persona's `groups`.
 AT_RISK_GROUPS = [
     "lgbtq",
     "indigenous",

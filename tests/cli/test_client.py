@@ -130,6 +130,47 @@ def test_submit_with_a_call_budget_and_watch_it_stop(server: tuple[str, str, str
         "2",
     )
     assert code == 0, err
-    evaluation_id = out.strip()
+    # the id submit printed (the in-thread server's log lines can land in the same captured stdout)
+    evaluation_id = next(word for word in out.split() if word.startswith("ev_"))
     code, out, _ = cli("watch", evaluation_id, *auth)
     assert code == 1 and f"{evaluation_id} stopped_by_budget: 2/2 items" in out
+
+
+def test_submit_a_simulated_run_against_the_toy_simulator_and_watch_it_finish(tmp_path: Path) -> None:
+    """Real servers on loopback: the app (real library), the toy bot and the toy simulator that plays the cards."""
+    from app.benchmark.loader import DEFAULT_DATA_DIR
+    from app.example_simulator import create_example_simulator
+    from app.example_target import create_example_target
+
+    settings = Settings(
+        var_dir=tmp_path / "var",
+        data_dir=DEFAULT_DATA_DIR,
+        target_allowlist="127.0.0.0/8",
+        database_url=None,
+        redis_url=None,
+        events_poll_s=0.05,
+    )
+    with (
+        serving(create_example_target()) as bot,
+        serving(create_example_simulator()) as simulator,
+        serving(create_app(settings)) as url,
+    ):
+        auth = ["--url", url, "--key", (settings.var_dir / "admin.key").read_text().strip()]
+        target = ["--name", "toy", "--base-url", f"{bot}/v1", "--model", "toy"]
+        code, out, err = cli(
+            "submit", *auth, *target, "--suite", "simulated", "--simulator-url", f"{simulator}/v1"
+        )
+        assert code != 0 and "--simulator-model is required" in err
+        sim = ["--simulator-url", f"{simulator}/v1", "--simulator-model", "toy-sim", "--turn-cap", "5"]
+        code, out, err = cli("submit", *auth, *target, "--suite", "simulated", *sim)
+        assert code == 0, err
+        evaluation_id = out.strip()
+        code, out, err = cli("watch", evaluation_id, *auth)
+        assert code == 0, err
+        assert f"{evaluation_id} succeeded: 120/120 items" in out
+        report = Api(url, auth[3]).get(f"/v1/evaluations/{evaluation_id}/report")
+        assert report["simulated"]["n"] == 120 and report["simulated"]["simulator_errors"]["n"] == 0
+        results = Api(url, auth[3]).get(f"/v1/evaluations/{evaluation_id}/results", params={"limit": 5})
+        for item in results["items"]:
+            said = [m for m in item["messages"] if m["role"] == "user"]
+            assert 3 <= len(said) <= 5 and item["checks"]["conversation"]["turns"]

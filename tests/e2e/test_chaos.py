@@ -21,7 +21,7 @@ import pytest
 from app.benchmark.loader import load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
-from app.runner.deps import EngineDeps
+from app.runner.runtime import Runtime
 from bench.harness import create_evaluation, make_deps, written
 from bench.mockproc import mock_process
 from bench.redis_server import OwnRedis
@@ -48,7 +48,7 @@ OUTAGE_S = 10.0
 @dataclass
 class Cluster:
     settings: Settings  # what the test reads with: the database directly, not through the proxy
-    deps: EngineDeps
+    deps: Runtime
     redis: OwnRedis
     proxy: CuttablePostgres
     env: dict[str, str]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,7 +19,8 @@ from fastapi import FastAPI, Request
 
 from app.benchmark.loader import DEFAULT_DATA_DIR
 from bench.ports import free_port, wait_http
-from tests.e2e.conftest import HELMBENCH, poll_until_done, running
+from tests.e2e.conftest import HELMBENCH, poll_until_done, running, wait_for_board
+from tests.waits import eventually
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "pages"
 # The real library with a "quick" suite sampling several personas and users per scenario, so the persona
@@ -63,9 +63,7 @@ def serving_in_thread(app: FastAPI, port: int) -> Iterator[None]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
+    eventually(lambda: server.started or not thread.is_alive(), what="the server to start")
     try:
         yield
     finally:
@@ -124,4 +122,5 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             )
             for evaluation_id in (careful, careless):
                 assert poll_until_done(api, evaluation_id, timeout=300)["status"] == "succeeded"
+        wait_for_board(base, [careful, careless])
         yield Site(base=base, key=key, careful_id=careful, careless_id=careless)

@@ -139,15 +139,15 @@ def test_report_hides_transcripts_the_owner_did_not_share(site: Site) -> None:
 
 
 def test_private_and_unknown_reports_are_not_found_to_the_public(site: Site) -> None:
-    api = httpx.Client(base_url=site.base, headers={"Authorization": f"Bearer {site.key}"}, timeout=10)
-    target_id = api.get("/v1/evaluations").json()["items"][0]["target_id"]
-    private = api.post("/v1/evaluations", json={"target_id": target_id, "suite": "quick"}).json()["id"]
-    assert httpx.get(f"{site.base}/evaluations/{private}").status_code == 404
-    assert api.get(f"/evaluations/{private}").status_code == 200
-    assert httpx.get(f"{site.base}/evaluations/ev_nothing").status_code == 404
-    api.post(f"/v1/evaluations/{private}/cancel")
-    wrong = httpx.get(f"{site.base}/evaluations/{private}", headers={"Authorization": "Bearer nope"})
-    assert wrong.status_code == 401
+    with httpx.Client(base_url=site.base, headers={"Authorization": f"Bearer {site.key}"}, timeout=10) as api:
+        target_id = api.get("/v1/evaluations").json()["items"][0]["target_id"]
+        private = api.post("/v1/evaluations", json={"target_id": target_id, "suite": "quick"}).json()["id"]
+        assert httpx.get(f"{site.base}/evaluations/{private}").status_code == 404
+        assert api.get(f"/evaluations/{private}").status_code == 200
+        assert httpx.get(f"{site.base}/evaluations/ev_nothing").status_code == 404
+        api.post(f"/v1/evaluations/{private}/cancel")
+        wrong = httpx.get(f"{site.base}/evaluations/{private}", headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
 
 
 def test_every_slice_shows_only_evaluations_with_items_in_it(site: Site) -> None:

@@ -8,8 +8,8 @@ from dataclasses import replace
 from starlette.requests import Request
 
 from app.pages.router import templates
+from app.pages.views import Bar, BoardRow, BoardView, FailingItem, Rate, ReportView
 from app.services.board import BoardQuery
-from app.services.pages import Bar, BoardRow, BoardView, FailingItem, Rate, ReportView
 from app.store.models import Evaluation
 
 HOSTILE = '<script>alert("x")</script>'

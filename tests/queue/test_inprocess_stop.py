@@ -3,16 +3,16 @@ start resumes them (the reconciler's first pass) to one row per item."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from app.config import Settings
 from app.queue.inprocess import InProcessQueue
-from app.runner.deps import EngineDeps
 from app.runner.reconcile import Reconciler
+from app.runner.runtime import Runtime
 from bench.harness import create_evaluation, make_deps, written
 from bench.mock_target import MockConfig, running_mock
 from bench.synthetic import synthetic_library
+from tests.waits import eventually_async
 
 
 async def test_a_stopping_server_writes_its_calls_in_flight_and_the_next_start_resumes(
@@ -27,19 +27,17 @@ async def test_a_stopping_server_writes_its_calls_in_flight_and_the_next_start_r
         evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
         queue = InProcessQueue(deps, max_jobs=2)
         await queue.enqueue_shards(evaluation.id, evaluation.shards)
-        while written(deps, evaluation.id).rows < 8:
-            await asyncio.sleep(0.05)
+        await eventually_async(lambda: written(deps, evaluation.id).rows >= 8, what="8 items written")
         await queue.close()  # what the lifespan does on SIGTERM
         stopped = written(deps, evaluation.id)
         assert stopped.status == "running" and stopped.rows == stopped.distinct_keys < 100
         assert stopped.errors.get("cancelled", 0) == 0  # calls in flight finished rather than being cut
 
-        restarted = EngineDeps(settings=settings, engine=deps.engine, library=library, secrets=deps.secrets)
+        restarted = Runtime(settings=settings, engine=deps.engine, library=library, secrets=deps.secrets)
         queue = InProcessQueue(restarted, max_jobs=2)
         looks = await Reconciler(restarted, queue, grace_s=0).pass_once()
         assert looks[0].requeued == [0, 1]
-        while await queue.depth():
-            await asyncio.sleep(0.05)
+        await eventually_async(queue.depth, lambda depth: depth == 0, what="the requeued shards to run")
         await queue.close()
     result = written(deps, evaluation.id)
     assert result.status == "succeeded" and result.rows == result.distinct_keys == result.answered == 100

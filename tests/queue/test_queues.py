@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from app.queue.inprocess import InProcessQueue
 from bench.harness import create_evaluation, make_deps, written
 from bench.mock_target import MockConfig, running_mock
 from bench.synthetic import synthetic_library
+from tests.waits import eventually_async
 
 
 async def test_inprocess_queue_runs_each_shard_once(tmp_path: Path) -> None:
@@ -25,10 +25,7 @@ async def test_inprocess_queue_runs_each_shard_once(tmp_path: Path) -> None:
         assert await queue.enqueue_shards(evaluation.id, evaluation.shards) == 2
         assert await queue.enqueue_shards(evaluation.id, evaluation.shards) == 0  # already queued
         assert await queue.depth() == 2
-        for _ in range(200):
-            if await queue.depth() == 0:
-                break
-            await asyncio.sleep(0.05)
+        await eventually_async(queue.depth, lambda depth: depth == 0, what="the queue to drain")
         await queue.close()
     result = written(deps, evaluation.id)
     assert result.rows == result.distinct_keys == 20 and result.status == "succeeded"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,7 +12,6 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from app.store.evaluations import TERMINAL
 
 TARGET_URL = "http://127.0.0.1:9911/v1"
 
@@ -63,13 +61,3 @@ def make_target(client: TestClient, **overrides: Any) -> str:
     response = client.post("/v1/targets", json=body)
     assert response.status_code == 201, response.text
     return response.json()["id"]
-
-
-def wait_for(client: TestClient, evaluation_id: str, timeout: float = 20) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        body = client.get(f"/v1/evaluations/{evaluation_id}").json()
-        if body["status"] in TERMINAL:
-            return body
-        time.sleep(0.05)
-    raise AssertionError(f"evaluation still {body['status']} after {timeout}s")

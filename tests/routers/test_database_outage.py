@@ -12,7 +12,7 @@ from app.config import Settings
 from app.deps import AppState, get_session
 from app.main import create_app
 from app.queue.inprocess import InProcessQueue
-from app.runner.deps import build_deps
+from app.runner.runtime import build_runtime
 from app.store.migrate import upgrade
 from bench.tcp_proxy import CuttablePostgres
 
@@ -52,7 +52,7 @@ def test_a_request_whose_connection_drops_still_ends_cleanly(settings: Settings,
     """The session's close after the response meets the dropped connection and does not raise."""
     proxy = CuttablePostgres(postgres_url)
     on_postgres = settings.model_copy(update={"database_url": proxy.url})
-    deps = build_deps(on_postgres)
+    deps = build_runtime(on_postgres)
     sessions = get_session(AppState(deps=deps, queue=InProcessQueue(deps, max_jobs=1)))
     try:
         session = next(sessions)

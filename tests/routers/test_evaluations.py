@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 
 import httpx
 import respx
 from fastapi.testclient import TestClient
 
-from tests.routers.conftest import TARGET_URL, careful_bot, chat_reply, make_target, wait_for
+from tests.routers.conftest import TARGET_URL, careful_bot, chat_reply, make_target
+from tests.waits import eventually, settled
 
 
 def test_full_run_results_report_and_leaderboard(client: TestClient, mock_target: respx.MockRouter) -> None:
@@ -21,7 +22,7 @@ def test_full_run_results_report_and_leaderboard(client: TestClient, mock_target
     assert response.status_code == 202
     evaluation_id = response.json()["id"]
     assert response.headers["location"] == f"/v1/evaluations/{evaluation_id}"
-    done = wait_for(client, evaluation_id)
+    done = settled(client, evaluation_id)
     assert done["status"] == "succeeded"
     assert done["progress"] == {"total": 9, "done": 9, "failed": 0}
     assert done["started_at"] and done["finished_at"] and done["benchmark_version"].startswith("hb-")
@@ -44,6 +45,7 @@ def test_full_run_results_report_and_leaderboard(client: TestClient, mock_target
     assert report["by_pillar"]["P1"]["pass_rate"] == 1.0 and report["by_pillar"]["P1"]["n"] == 8
     assert report["by_pillar"]["P1"]["interval"][1] == 1.0
 
+    assert client.app.state.board_cache.catch_up()  # type: ignore[attr-defined]  # rendered in the background
     board = client.get("/v1/leaderboard", headers={"Authorization": ""}).json()
     assert [e["evaluation_id"] for e in board["entries"]] == [evaluation_id]
     assert board["entries"][0]["target_name"] == "careful" and board["entries"][0]["score"] == 1.0
@@ -56,7 +58,7 @@ def test_a_bot_that_ignores_risk_fails_the_crisis_items(
         return_value=chat_reply('{"response": "Done! Here is your list.", "tags": ["TASK"]}')
     )
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
-    wait_for(client, evaluation_id)
+    settled(client, evaluation_id)
     items = client.get(f"/v1/evaluations/{evaluation_id}/results").json()["items"]
     verdicts = {i["code"]: (i["verdict"], i["reasons"]) for i in items}
     verdict, reasons = verdicts["P1-B1-S1-C1-U1-PT1"]
@@ -69,7 +71,7 @@ def test_private_evaluations_stay_off_the_leaderboard(
 ) -> None:
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=careful_bot)
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
-    assert wait_for(client, evaluation_id)["status"] == "succeeded"
+    assert settled(client, evaluation_id)["status"] == "succeeded"
     assert client.get("/v1/leaderboard").json()["entries"] == []
 
 
@@ -84,24 +86,29 @@ def test_idempotency_key_returns_the_same_evaluation(
     assert first.json()["id"] == second.json()["id"]
     other = client.post("/v1/evaluations", json={**body, "suite": "full"}, headers=headers)
     assert other.status_code == 409 and other.json()["field"] == "Idempotency-Key"
-    wait_for(client, first.json()["id"])
+    settled(client, first.json()["id"])
     assert len(client.get("/v1/evaluations").json()["items"]) == 1
 
 
-def test_cancel_stops_a_slow_run_within_seconds(client: TestClient, mock_target: respx.MockRouter) -> None:
+def test_cancel_cuts_the_calls_of_a_slow_run(client: TestClient, mock_target: respx.MockRouter) -> None:
+    calling, cut = threading.Event(), threading.Event()
+
     async def slow(request: httpx.Request) -> httpx.Response:
-        await asyncio.sleep(30)
+        calling.set()
+        try:
+            await asyncio.sleep(600)  # only a cancel ends this call
+        except asyncio.CancelledError:
+            cut.set()
+            raise
         return careful_bot(request)
 
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=slow)
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
-    time.sleep(0.5)
-    started = time.monotonic()
+    eventually(calling.is_set, what="the first call to the target")
     assert client.post(f"/v1/evaluations/{evaluation_id}/cancel").json()["status"] == "cancelled"
-    time.sleep(1.5)
+    eventually(cut.is_set, what="the in-flight call to be cut")
     status = client.get(f"/v1/evaluations/{evaluation_id}").json()
     assert status["status"] == "cancelled" and status["progress"]["done"] == 0
-    assert time.monotonic() - started < 5
     again = client.post(f"/v1/evaluations/{evaluation_id}/cancel")
     assert again.status_code == 409
 
@@ -113,7 +120,7 @@ def test_target_errors_are_recorded_per_item_not_lost(
         return_value=httpx.Response(400, json={"error": "bad model"})
     )
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
-    done = wait_for(client, evaluation_id)
+    done = settled(client, evaluation_id)
     assert done["status"] == "failed" and done["progress"]["failed"] == done["progress"]["total"] == 2
     items = client.get(f"/v1/evaluations/{evaluation_id}/results").json()["items"]
     assert all(i["error_class"] == "target_error" and "HTTP 400" in i["error"] for i in items)
@@ -139,4 +146,4 @@ def test_list_pages_with_a_cursor(client: TestClient, mock_target: respx.MockRou
     seen = [e["id"] for e in first["items"] + second["items"]]
     assert sorted(seen) == sorted(ids) and second["next_cursor"] is None
     for evaluation_id in ids:
-        wait_for(client, evaluation_id)
+        settled(client, evaluation_id)

@@ -14,7 +14,8 @@ from sqlmodel import Session, create_engine
 from app.benchmark.schema import CRISIS_CATEGORIES
 from app.config import Settings
 from app.store.models import Evaluation
-from tests.routers.conftest import TARGET_URL, careful_bot, make_target, wait_for
+from tests.routers.conftest import TARGET_URL, careful_bot, make_target
+from tests.waits import settled
 
 JUDGE_URL = "http://127.0.0.1:9912/v1"
 CRISIS = {
@@ -117,7 +118,7 @@ def _run(client: TestClient, mock_target: respx.MockRouter, **extra: Any) -> tup
     )
     assert response.status_code == 202, response.text
     evaluation_id = response.json()["id"]
-    assert wait_for(client, evaluation_id)["status"] == "succeeded"
+    assert settled(client, evaluation_id)["status"] == "succeeded"
     items = client.get(f"/v1/evaluations/{evaluation_id}/results", params={"limit": 1000}).json()["items"]
     return evaluation_id, items
 

@@ -6,7 +6,6 @@ import asyncio
 import csv
 import io
 import json
-import time
 import uuid
 from typing import Any
 
@@ -20,6 +19,7 @@ from app.main import create_app
 from app.store.models import GradeBatch
 from app.workers.settings import worker_settings
 from tests.security.conftest import make_team
+from tests.waits import eventually
 
 JSONL = {"Content-Type": "application/x-ndjson"}
 CRISIS = {
@@ -49,14 +49,12 @@ TRANSCRIPTS = [
 ]
 
 
-def wait_settled(client: TestClient, batch_id: str, timeout: float = 30) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        body = client.get(f"/v1/grade/batches/{batch_id}").json()
-        if body["status"] in ("succeeded", "failed"):
-            return body
-        time.sleep(0.05)
-    raise AssertionError(f"batch still {body['status']} after {timeout}s")
+def wait_settled(client: TestClient, batch_id: str) -> dict[str, Any]:
+    return eventually(
+        lambda: client.get(f"/v1/grade/batches/{batch_id}").json(),
+        lambda body: body["status"] in ("succeeded", "failed"),
+        what=f"grade batch {batch_id} to settle",
+    )
 
 
 def upload(client: TestClient, text: str, **headers: str) -> Any:

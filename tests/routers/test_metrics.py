@@ -9,7 +9,8 @@ import respx
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.routers.conftest import TARGET_URL, make_target, wait_for
+from tests.routers.conftest import TARGET_URL, make_target
+from tests.waits import settled
 
 TEMPLATE = {"conversation": "{{turns}}", "instructions": "{{system}}"}
 
@@ -39,7 +40,7 @@ def test_http_json_target_runs_and_metrics_count_its_items(
     )
     created = client.post("/v1/evaluations", json={"target_id": target_id, "suite": "full"})
     assert created.status_code in (201, 202), created.text
-    done = wait_for(client, created.json()["id"])
+    done = settled(client, created.json()["id"])
     assert done["status"] == "succeeded" and done["progress"]["failed"] == 0
     text = client.get("/metrics", headers={"Authorization": ""}).text
     samples = {

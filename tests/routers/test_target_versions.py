@@ -14,7 +14,8 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from tests.routers.conftest import TARGET_URL, careful_bot, make_target, wait_for
+from tests.routers.conftest import TARGET_URL, careful_bot, make_target
+from tests.waits import settled
 
 
 def test_patch_records_version_2_and_keeps_the_id_and_unsent_secret(client: TestClient) -> None:
@@ -94,8 +95,7 @@ def test_an_evaluation_keeps_its_version_when_the_target_changes_mid_run(
         model = json.loads(request.content)["model"]
         models.setdefault(model, []).append(request.url.host)
         arrived.set()
-        while not gate.is_set():
-            await asyncio.sleep(0.01)
+        await asyncio.to_thread(gate.wait, 30)
         return careful_bot(request)
 
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=held)
@@ -105,7 +105,7 @@ def test_an_evaluation_keeps_its_version_when_the_target_changes_mid_run(
     assert client.patch(f"/v1/targets/{target_id}", json={"model": "careful-2"}).json()["version"] == 2
     new = client.post("/v1/evaluations", json={"target_id": target_id}).json()["id"]
     gate.set()
-    old_done, new_done = wait_for(client, old), wait_for(client, new)
+    old_done, new_done = settled(client, old), settled(client, new)
     assert old_done["status"] == new_done["status"] == "succeeded"
     assert old_done["target_version"] == 1 and new_done["target_version"] == 2
     # every call of the old run (its second shard began after the change) went to version 1's model

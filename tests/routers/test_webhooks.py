@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +11,7 @@ from standardwebhooks.webhooks import Webhook as Verifier
 
 from app.config import Settings
 from app.main import create_app
+from tests.waits import eventually
 from tests.webhooks.live_server import receiving, serving, slow_target
 
 
@@ -27,14 +27,12 @@ def api(settings: Settings) -> Iterator[TestClient]:
         yield client
 
 
-def wait_deliveries(api: TestClient, webhook_id: str, count: int, timeout: float = 20) -> list[Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        items = api.get(f"/v1/webhooks/{webhook_id}/deliveries").json()["items"]
-        if len(items) >= count:
-            return items
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {count} deliveries after {timeout}s")
+def wait_deliveries(api: TestClient, webhook_id: str, count: int) -> list[Any]:
+    return eventually(
+        lambda: api.get(f"/v1/webhooks/{webhook_id}/deliveries").json()["items"],
+        lambda items: len(items) >= count,
+        what=f"{count} delivery attempts to webhook {webhook_id}",
+    )
 
 
 def test_create_returns_the_secret_once_and_lists_without_it(api: TestClient) -> None:

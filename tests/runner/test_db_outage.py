@@ -19,6 +19,7 @@ from bench.harness import create_evaluation, make_deps, written
 from bench.mock_target import MockConfig, running_mock
 from bench.synthetic import synthetic_library
 from bench.tcp_proxy import CuttablePostgres
+from tests.waits import eventually_async
 
 pytestmark = pytest.mark.postgres
 
@@ -37,12 +38,13 @@ async def _until_written(postgres_url: str, evaluation_id: str, count: int) -> N
     """Wait until the store holds `count` items, read past the proxy."""
     engine = make_engine(Settings(database_url=postgres_url))
     where = EvaluationItem.evaluation_id == evaluation_id
+
+    def written_now() -> int:
+        with Session(engine) as session:
+            return session.exec(select(func.count()).select_from(EvaluationItem).where(where)).one()
+
     try:
-        while True:
-            with Session(engine) as session:
-                if session.exec(select(func.count()).select_from(EvaluationItem).where(where)).one() >= count:
-                    return
-            await asyncio.sleep(0.05)
+        await eventually_async(written_now, lambda n: n >= count, what=f"{count} items written", timeout=60)
     finally:
         engine.dispose()
 
@@ -59,8 +61,9 @@ async def test_a_shard_rides_out_an_outage_and_writes_each_item_once(
                 shard = asyncio.create_task(run_shard(deps, evaluation.id, 0))
                 await _until_written(postgres_url, evaluation.id, 10)
                 proxy.cut()
-                while not any(e["event"] == "database call failed; retrying" for e in logs):
-                    await asyncio.sleep(0.02)
+                await eventually_async(
+                    lambda: any(e["event"] == "database call failed; retrying" for e in logs)
+                )
                 proxy.restore()
                 outcome = await shard
             await deps.targets.aclose()

@@ -11,7 +11,8 @@ import respx
 from fastapi.testclient import TestClient
 
 from app.config import Settings
-from tests.routers.conftest import TARGET_URL, careful_bot, chat_reply, make_target, wait_for
+from tests.routers.conftest import TARGET_URL, careful_bot, chat_reply, make_target
+from tests.waits import settled
 
 JUDGE_URL = "http://127.0.0.1:9912/v1"
 RUBRIC = """\
@@ -44,7 +45,7 @@ def test_rubric_items_are_judged_during_the_run(settings: Settings, mock_target:
             "judge": {"base_url": JUDGE_URL, "model": "judge-1", "api_key": "sk-judge"},
         }
         evaluation_id = client.post("/v1/evaluations", json=body).json()["id"]
-        assert wait_for(client, evaluation_id)["status"] == "succeeded"
+        assert settled(client, evaluation_id)["status"] == "succeeded"
         items = client.get(f"/v1/evaluations/{evaluation_id}/results").json()["items"]
     crisis = next(i for i in items if i["code"] == "P1-B1-S1-C1-PT1")
     assert crisis["verdict"] == "PARTIAL" and crisis["score"] == 3
@@ -88,6 +89,6 @@ def test_a_slow_judge_does_not_hold_back_target_calls(
             "judge": {"base_url": JUDGE_URL, "model": "judge-1", "api_key": "sk-judge"},
         }
         evaluation_id = client.post("/v1/evaluations", json=body).json()["id"]
-        assert wait_for(client, evaluation_id)["status"] == "succeeded"
+        assert settled(client, evaluation_id)["status"] == "succeeded"
     assert judge_route.call_count == 18
     assert in_flight["most"] > 2  # graded inline, two workers never have more than two calls out

@@ -15,8 +15,9 @@ from sqlmodel import Session, create_engine, select
 
 from app.config import Settings
 from app.store.models import Evaluation, EvaluationItem
-from tests.routers.conftest import TARGET_URL, careful_bot, chat_reply, make_target, wait_for
+from tests.routers.conftest import TARGET_URL, careful_bot, chat_reply, make_target
 from tests.runner.test_judge_in_runs import RUBRIC
+from tests.waits import settled
 
 JUDGES = {name: f"http://127.0.0.1:{port}/v1" for name, port in (("a", 9921), ("b", 9922), ("c", 9923))}
 CRISIS_CODE = "P1-B1-S1-C1-PT1"
@@ -56,7 +57,7 @@ def run_with_panel(
         response = client.post("/v1/evaluations", json=body)
         assert response.status_code == 202, response.text
         evaluation_id = response.json()["id"]
-        assert wait_for(client, evaluation_id)["status"] == "succeeded"
+        assert settled(client, evaluation_id)["status"] == "succeeded"
         report = client.get(f"/v1/evaluations/{evaluation_id}/report").json()
         items = client.get(f"/v1/evaluations/{evaluation_id}/results").json()["items"]
     codes = {i["key"]: i["code"] for i in items}

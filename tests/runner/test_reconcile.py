@@ -12,17 +12,17 @@ from sqlmodel import Session, col, select
 
 from app.config import Settings
 from app.queue.arq_queue import ArqQueue
-from app.runner.deps import EngineDeps
 from app.runner.reconcile import Reconciler, start_reconciler, stop_reconciler
+from app.runner.runtime import Runtime
 from app.runner.shard import run_shard
 from app.services.events import progress_events
 from app.store.keys import get_or_create_default_team
-from app.store.leases import hold_lease, release_lease
 from app.store.models import Evaluation, Webhook, WebhookMessage
 from bench.harness import create_evaluation, make_deps, run_evaluation, written
 from bench.mock_target import MockConfig, running_mock
 from bench.redis_server import OwnRedis
 from bench.synthetic import synthetic_library
+from tests.waits import eventually_async
 
 pytestmark = pytest.mark.redis  # a Redis of the test's own (redis-server), restartable and emptied at will
 
@@ -41,7 +41,7 @@ async def queue(own_redis: OwnRedis) -> AsyncIterator[ArqQueue]:
     await queue.close()
 
 
-def _deps(tmp_path: Path, redis_url: str, **extra: object) -> EngineDeps:
+def _deps(tmp_path: Path, redis_url: str, **extra: object) -> Runtime:
     settings = Settings(
         var_dir=tmp_path / "var",
         redis_url=redis_url,
@@ -53,7 +53,7 @@ def _deps(tmp_path: Path, redis_url: str, **extra: object) -> EngineDeps:
     return make_deps(settings, synthetic_library(4, 25))  # 100 items, 4 shards
 
 
-def _row(deps: EngineDeps, evaluation_id: str) -> Evaluation:
+def _reread(deps: Runtime, evaluation_id: str) -> Evaluation:
     with Session(deps.engine, expire_on_commit=False) as session:
         evaluation = session.get(Evaluation, evaluation_id)
         assert evaluation is not None
@@ -103,9 +103,12 @@ async def test_a_lost_shard_is_queued_again_when_its_grace_ends_not_a_period_lat
     evaluation = create_evaluation(deps, base_url="http://127.0.0.1:9/v1", concurrency=4)
     task = start_reconciler(deps, queue, grace_s=0.5)
     try:
-        async with asyncio.timeout(60):  # a period is five minutes: only a pass timed by the grace gets here
-            while await queue.depth() < evaluation.shards:
-                await asyncio.sleep(0.05)
+        await eventually_async(  # a period is five minutes: only a pass timed by the grace gets here
+            queue.depth,
+            lambda depth: depth >= evaluation.shards,
+            what="the shards to be requeued",
+            timeout=60,
+        )
         assert await queue.shard_states(evaluation.id, range(4)) == dict.fromkeys(range(4), "queued")
     finally:
         deps.stopping.set()
@@ -129,7 +132,7 @@ async def test_an_evaluation_whose_items_are_all_written_is_settled(
         assert await Reconciler(deps, queue, grace_s=0).pass_once() == []
     finally:
         await queue.close()
-    assert _row(deps, evaluation.id).status == "succeeded" and _row(deps, evaluation.id).summary
+    assert _reread(deps, evaluation.id).status == "succeeded" and _reread(deps, evaluation.id).summary
 
 
 async def test_a_stall_is_named_signalled_cleared_by_progress_and_fails_the_run_when_it_lasts(
@@ -138,14 +141,14 @@ async def test_a_stall_is_named_signalled_cleared_by_progress_and_fails_the_run_
     deps = _deps(tmp_path, own_redis.url, stall_after_s=0.001)
     with Session(deps.engine) as session:
         team = get_or_create_default_team(session=session)
-        session.add(Webhook(team_id=team.id, url="http://127.0.0.1:9/hook", events=[], secret_secret="x"))
+        session.add(Webhook(team_id=team.id, url="http://127.0.0.1:9/hook", events=[], signing_secret="x"))
         session.commit()
     async with running_mock(MockConfig(latency=0.005)) as base:
         evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
         reconciler = Reconciler(deps, queue, grace_s=0)
         await reconciler.pass_once()  # queued again (nothing held them); no worker: the idle clock starts
         await reconciler.pass_once()
-        stalled = _row(deps, evaluation.id)
+        stalled = _reread(deps, evaluation.id)
         assert stalled.status == "queued" and stalled.stalled
         assert "0 of 100 done" in stalled.stalled and "no worker is taking them" in stalled.stalled
         events = progress_events(
@@ -158,13 +161,13 @@ async def test_a_stall_is_named_signalled_cleared_by_progress_and_fails_the_run_
         await run_shard(deps, evaluation.id, 0)  # a worker appears and writes a shard
         await deps.targets.aclose()
         await reconciler.pass_once()
-        assert _row(deps, evaluation.id).stalled is None  # progress clears it
+        assert _reread(deps, evaluation.id).stalled is None  # progress clears it
 
     deps.settings = deps.settings.model_copy(update={"stall_fail_s": 0.002})
     await reconciler.pass_once()  # idle again from here
     await asyncio.sleep(0.01)
     await reconciler.pass_once()
-    failed = _row(deps, evaluation.id)
+    failed = _reread(deps, evaluation.id)
     assert failed.status == "failed" and failed.error and failed.error.startswith("stalled: no item written")
     assert "25 of 100 done" in failed.error
     with Session(deps.engine) as session:
@@ -189,14 +192,5 @@ async def test_waiting_behind_work_that_moves_is_not_a_stall(
             await reconciler.pass_once()
             await reconciler.pass_once() if shard == 0 else None
         await deps.targets.aclose()
-    assert _row(deps, waiting.id).stalled is None and _row(deps, waiting.id).idle_since is None
+    assert _reread(deps, waiting.id).stalled is None and _reread(deps, waiting.id).idle_since is None
     assert written(deps, moving.id).rows == 75
-
-
-def test_one_process_at_a_time_holds_the_reconciler_lease(tmp_path: Path) -> None:
-    deps = make_deps(Settings(var_dir=tmp_path / "var"), synthetic_library(2, 2))
-    assert hold_lease(engine=deps.engine, name="reconciler", holder="a", ttl_s=60)
-    assert not hold_lease(engine=deps.engine, name="reconciler", holder="b", ttl_s=60)
-    assert hold_lease(engine=deps.engine, name="reconciler", holder="a", ttl_s=60)  # renewed
-    release_lease(engine=deps.engine, name="reconciler", holder="a")
-    assert hold_lease(engine=deps.engine, name="reconciler", holder="b", ttl_s=60)

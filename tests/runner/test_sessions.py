@@ -9,10 +9,10 @@ import httpx
 import pytest
 
 from app.config import Settings
+from app.limits.shared_target_gate import SharedTargetGate
+from app.limits.target_gate import TargetGate
 from app.runner.sessions import TargetSessions
 from app.targets.base import TargetConfig
-from app.targets.limits import TargetGate
-from app.targets.shared_limits import SharedTargetGate
 from bench.mock_target import MockConfig, running_mock
 
 MESSAGES = [{"role": "user", "content": "hello"}]
@@ -57,3 +57,32 @@ async def test_embedded_sessions_keep_a_local_gate_and_no_redis(settings: Settin
             assert (await session.adapter.complete(MESSAGES)).ok
         await sessions.aclose()
     assert sessions.shared is None
+
+
+async def test_sessions_of_several_local_workers_each_keep_their_share_of_the_targets_limits(
+    settings: Settings,
+) -> None:
+    three_workers = settings.model_copy(update={"local_worker": True, "local_workers": 3})
+    processes = [TargetSessions() for _ in range(3)]  # each local worker process holds its own
+    async with running_mock(MockConfig(latency=0.05)) as base:
+        config = TargetConfig(
+            kind="openai_chat",
+            base_url=base + "/v1",
+            model="m",
+            max_concurrency=7,
+            requests_per_minute=600,
+        )
+
+        async def calls(sessions: TargetSessions) -> list[bool]:
+            async with sessions.use("target-1", config, three_workers) as session:
+                replies = await asyncio.gather(*(session.adapter.complete(MESSAGES) for _ in range(10)))
+                return [reply.ok for reply in replies]
+
+        outcomes = await asyncio.gather(*(calls(p) for p in processes))
+        async with httpx.AsyncClient() as client:
+            stats = (await client.get(base + "/stats")).json()
+        for sessions in processes:
+            await sessions.aclose()
+    assert all(ok for results in outcomes for ok in results)
+    # 7 // 3 = 2 each: together 6, never the 21 of three full gates
+    assert stats["requests"] == 30 and stats["max_in_flight"] <= 7

@@ -37,7 +37,7 @@ DEFECTS = (
 BOT_NAMES = ("careful", *DEFECTS)
 
 _BLOCK = "<{0}>\n(.*?)\n</{0}>"
-_LIVES_IN = re.compile(r"Lives in [^,\n]+, ([^.\n]+)\.")
+_LIVES_IN = re.compile(r"Lives in (?:[^,\n]+, )?([^.\n]+)\.")  # "city, country" or the country alone
 _TAG_LINE = re.compile(r"^- ([A-Z][A-Z0-9_]*): (.*)$", re.MULTILINE)
 _MAX_TAGS = re.compile(r"with 1 to (\d+) tags")
 # How a product describes the tag that brings in a person, and the one for beliefs not grounded in reality.

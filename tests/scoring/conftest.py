@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +14,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from app.scoring.facets import Facet
+from tests.waits import settled
 
 
 def facet(**overrides: Any) -> Facet:
@@ -103,8 +103,5 @@ def run_evaluation(client: TestClient, bot: str, suite: str = "full") -> str:
     evaluation_id = client.post(
         "/v1/evaluations", json={"target_id": target.json()["id"], "suite": suite}
     ).json()["id"]
-    deadline = time.monotonic() + 30
-    while client.get(f"/v1/evaluations/{evaluation_id}").json()["status"] in ("queued", "running"):
-        assert time.monotonic() < deadline, "evaluation did not finish"
-        time.sleep(0.05)
+    settled(client, evaluation_id)
     return evaluation_id

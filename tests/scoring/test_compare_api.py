@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 from scipy.stats import binomtest
 from sqlmodel import Session, create_engine
 
 from app.config import Settings
+from app.scoring.watched import holm
 from app.store.models import Evaluation
 from tests.scoring.conftest import run_evaluation
 
@@ -29,6 +31,21 @@ def test_compare_reports_differences_and_mcnemar_on_matched_cells(api: TestClien
     assert overall["p_value"] == round(binomtest(0, lost, 0.5).pvalue, 6)
     assert body["paired"]["by_pillar"]["P4"]["pass"]["passed_in_a_only"] == 0
     assert body["paired"]["overall"]["score"] == {"n_pairs": 0, "mean_difference": None, "p_value": None}
+
+
+def test_watched_metrics_are_paired_by_item_key_and_holm_adjusted_together(api: TestClient) -> None:
+    a, b = run_evaluation(api, "careful"), run_evaluation(api, "careless")
+    by_metric = api.get("/v1/compare", params={"a": a, "b": b}).json()["paired"]["by_metric"]
+    assert {"headline", "pillar:P1", "pillar:P4", "sensitivity", "false_alarms_on_controls"} <= set(by_metric)
+    missed = by_metric["sensitivity"]
+    assert (missed["a"], missed["b"], missed["worsened"]) == (1.0, 0.0, missed["n_pairs"])
+    assert missed["interval"] == [-1.0, -1.0] and missed["test"] == "mcnemar"
+    assert missed["p_value"] == round(binomtest(0, missed["n_pairs"], 0.5).pvalue, 6)
+    raw = [m["p_value"] for m in by_metric.values()]
+    assert [m["p_adjusted"] for m in by_metric.values()] == pytest.approx(holm(raw), abs=1e-5)
+    assert missed["p_adjusted"] > missed["p_value"]  # adjusted for every other metric tested with it
+    calm = by_metric["false_alarms_on_controls"]
+    assert calm["higher_is_better"] is False and calm["difference"] == 0.0  # neither bot over-escalates
 
 
 def test_an_evaluation_compared_with_itself_shows_no_difference(api: TestClient) -> None:

@@ -8,12 +8,12 @@ from typing import Any
 
 from app.benchmark.loader import load_library
 from app.pages.router import templates
+from app.pages.views import ReportView, _ladder_rows
 from app.scoring import metrics as m
 from app.scoring.facets import Facet
 from app.scoring.headline import headline_score
 from app.scoring.intervals import wilson
 from app.scoring.report import build_report
-from app.services.pages import ReportView, _ladder_rows
 from app.store.models import Evaluation
 from tests.pages.test_templates import request, text
 from tests.scoring.conftest import facet

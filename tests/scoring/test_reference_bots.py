@@ -11,7 +11,6 @@ app and one client. The tests state the target behaviour of the score:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from app.benchmark.loader import DEFAULT_DATA_DIR
 from app.config import Settings
 from app.main import create_app
 from tests.scoring.bots import BOT_NAMES, DEFECTS, Bot, serve
+from tests.waits import settled
 
 BASE = "http://127.0.0.1:9911"
 SUITES = ("quick", "full")
@@ -44,17 +44,6 @@ class Runs:
 
     def entries(self, suite: str) -> list[dict[str, Any]]:
         return [e for e in self.board if e["suite"] == suite]
-
-
-def _wait(client: TestClient, evaluation_id: str, timeout: float) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    body: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        body = client.get(f"/v1/evaluations/{evaluation_id}").json()
-        if body["status"] not in ("queued", "running"):
-            return body
-        time.sleep(0.5)
-    raise AssertionError(f"evaluation still {body.get('status')} after {timeout}s")
 
 
 @pytest.fixture(scope="module")
@@ -100,9 +89,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
                 started[(suite, name)] = evaluation.json()["id"]
         reports = {}
         for key, evaluation_id in started.items():
-            done = _wait(client, evaluation_id, timeout=1500)
+            done = settled(client, evaluation_id, timeout=1500, every=0.5)
             assert done["status"] == "succeeded", done
             reports[key] = client.get(f"/v1/evaluations/{evaluation_id}/report").json()
+        assert client.app.state.board_cache.catch_up()  # type: ignore[attr-defined]  # rendered in the background
         board = client.get("/v1/leaderboard", headers={"Authorization": ""}).json()["entries"]
         yield Runs(reports, board)
 

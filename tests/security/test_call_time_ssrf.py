@@ -4,7 +4,6 @@ no longer admits its address; the refused endpoint never sees a request."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -14,6 +13,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from tests.security.conftest import bearer
+from tests.waits import settled
 
 
 class _Counting(BaseHTTPRequestHandler):
@@ -38,6 +38,7 @@ def loopback_target() -> Iterator[tuple[str, type[_Counting]]]:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", handler
     finally:
         server.shutdown()
+        server.server_close()
 
 
 def test_a_registered_loopback_target_is_refused_once_the_allowlist_drops_it(
@@ -55,11 +56,7 @@ def test_a_registered_loopback_target_is_refused_once_the_allowlist_drops_it(
         started = client.post("/v1/evaluations", headers=admin, json={"target_id": target_id})
         assert started.status_code == 202
         evaluation_id = started.json()["id"]
-        deadline = time.monotonic() + 30
-        status_url = f"/v1/evaluations/{evaluation_id}"
-        while (body := client.get(status_url, headers=admin).json())["status"] not in ("succeeded", "failed"):
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        body = settled(client, evaluation_id, headers=admin)
         items = client.get(f"/v1/evaluations/{evaluation_id}/results", headers=admin).json()["items"]
     assert body["status"] == "failed" and items
     assert all(i["error_class"] == "target_error" and "refused" in i["error"] for i in items), items[0]

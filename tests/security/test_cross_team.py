@@ -5,7 +5,6 @@ ID_SOURCES, or this test fails and says so)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from tests.routers.conftest import TARGET_URL, careful_bot
 from tests.security.conftest import TeamKeys
+from tests.waits import settled
 
 # Bodies that pass validation, so ownership (not the body) decides the answer.
 BODIES: dict[tuple[str, str], Callable[[dict[str, str]], Any]] = {
@@ -40,13 +40,7 @@ def _finished_evaluation(client: TestClient, team: TeamKeys, **extra: Any) -> di
     started = client.post("/v1/evaluations", headers=team.admin, json={"target_id": target_id, **extra})
     assert started.status_code == 202, started.text
     evaluation_id = started.json()["id"]
-    deadline = time.monotonic() + 30
-    while client.get(f"/v1/evaluations/{evaluation_id}", headers=team.admin).json()["status"] not in (
-        "succeeded",
-        "failed",
-    ):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    assert settled(client, evaluation_id, headers=team.admin)["status"] in ("succeeded", "failed")
     items = client.get(f"/v1/evaluations/{evaluation_id}/results", headers=team.admin).json()["items"]
     key = client.post("/v1/keys", headers=team.admin, json={"name": "a-ci"}).json()
     ids = {

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 import respx
 from fastapi.testclient import TestClient
 
 from tests.routers.conftest import TARGET_URL, careful_bot
 from tests.security.conftest import TeamKeys
+from tests.waits import settled
 
 REPLY = "Sure, here you go."  # what careful_bot answers to the ordinary questions
 ASKED = "what should I plant in autumn"  # a user message of the mini library
@@ -18,10 +17,7 @@ def _run(client: TestClient, team: TeamKeys, target_id: str, **body: object) -> 
     started = client.post("/v1/evaluations", headers=team.admin, json={"target_id": target_id, **body})
     assert started.status_code == 202, started.text
     evaluation_id = started.json()["id"]
-    deadline = time.monotonic() + 30
-    while client.get(f"/v1/evaluations/{evaluation_id}", headers=team.admin).json()["status"] != "succeeded":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    assert settled(client, evaluation_id, headers=team.admin)["status"] == "succeeded"
     return evaluation_id
 
 
@@ -37,6 +33,7 @@ def test_public_pages_show_transcripts_only_when_shared(
     shared = _run(client, team_a, target, visibility="public", share_transcripts=True)
     assert client.get(f"/v1/evaluations/{shared}", headers=team_a.admin).json()["share_transcripts"] is True
 
+    assert client.app.state.board_cache.catch_up()  # type: ignore[attr-defined]  # rendered in the background
     board = client.get("/v1/leaderboard")
     listed = {e["evaluation_id"] for e in board.json()["entries"]}
     assert listed == {public, shared}

@@ -8,8 +8,9 @@ from collections import Counter
 import pytest
 from sqlmodel import Session
 
-from app.problems import Problem
-from app.runner.deps import EngineDeps
+from app.errors import Invalid, Unreadable
+from app.http.caching import etag_for
+from app.runner.runtime import Runtime
 from app.services import board as board_service
 from app.services.board import BoardCache, BoardQuery, board_query, compute_board, decode_cursor, page
 from app.store import evaluations as ev_store
@@ -17,19 +18,19 @@ from app.store.models import WHOLE
 from bench.board import seed_board
 
 
-def cached(deps: EngineDeps, cache: BoardCache, query: BoardQuery) -> board_service.Board:
+def cached(deps: Runtime, cache: BoardCache, query: BoardQuery) -> board_service.Board:
     with Session(deps.engine) as session:
         stamp = board_service.board_stamp(session, deps.library, query)
         return cache.board(session, deps.library, query, stamp)
 
 
-def fresh(deps: EngineDeps, query: BoardQuery) -> board_service.Board:
+def fresh(deps: Runtime, query: BoardQuery) -> board_service.Board:
     with Session(deps.engine) as session:
         return compute_board(session=session, library=deps.library, query=query, fresh=True)
 
 
 def test_every_country_and_condition_slice_from_stored_figures_equals_the_items_recomputed(
-    seeded: EngineDeps,
+    seeded: Runtime,
 ) -> None:
     cache = BoardCache()
     whole = cached(seeded, cache, BoardQuery())
@@ -49,7 +50,7 @@ def test_every_country_and_condition_slice_from_stored_figures_equals_the_items_
     assert {e.figures.n_items for _, e in sliced.rows} != {e.figures.n_items for _, e in whole.rows}
 
 
-def test_a_country_and_a_condition_together_read_the_items_and_keep_them_apart(seeded: EngineDeps) -> None:
+def test_a_country_and_a_condition_together_read_the_items_and_keep_them_apart(seeded: Runtime) -> None:
     query = BoardQuery(country="US", condition=next(iter(seeded.library.conditions)))
     both = cached(seeded, BoardCache(), query)
     assert both.rows == fresh(seeded, query).rows
@@ -58,7 +59,7 @@ def test_a_country_and_a_condition_together_read_the_items_and_keep_them_apart(s
     assert all(e.figures.n_items <= n_us[e.evaluation_id] for _, e in both.rows)
 
 
-def test_the_board_is_ranked_by_score_and_a_column_sort_keeps_the_ranks(seeded: EngineDeps) -> None:
+def test_the_board_is_ranked_by_score_and_a_column_sort_keeps_the_ranks(seeded: Runtime) -> None:
     cache = BoardCache()
     board = cached(seeded, cache, BoardQuery())
     scores = [e.figures.score.value for _, e in board.rows]
@@ -72,7 +73,7 @@ def test_the_board_is_ranked_by_score_and_a_column_sort_keeps_the_ranks(seeded: 
 def test_the_board_changes_when_a_new_public_evaluation_finishes(
     store: str, request: pytest.FixtureRequest
 ) -> None:
-    growing: EngineDeps = request.getfixturevalue(store)
+    growing: Runtime = request.getfixturevalue(store)
     cache = BoardCache()
     before = cached(growing, cache, BoardQuery(country="US"))
     assert cached(growing, cache, BoardQuery(country="US")) is before  # same stamp: the kept board
@@ -84,7 +85,7 @@ def test_the_board_changes_when_a_new_public_evaluation_finishes(
 
 
 def test_many_threads_asking_for_one_missing_board_build_it_once(
-    seeded: EngineDeps, monkeypatch: pytest.MonkeyPatch
+    seeded: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     builds = Counter()
     release = threading.Event()
@@ -111,7 +112,7 @@ def test_many_threads_asking_for_one_missing_board_build_it_once(
 
 
 def test_pages_with_a_cursor_cover_the_board_once_and_a_bad_cursor_names_the_field(
-    seeded: EngineDeps,
+    seeded: Runtime,
 ) -> None:
     board = cached(seeded, BoardCache(), BoardQuery())
     seen, cursor = [], None
@@ -122,12 +123,12 @@ def test_pages_with_a_cursor_cover_the_board_once_and_a_bad_cursor_names_the_fie
             break
     assert seen == [e.evaluation_id for _, e in board.rows]
     for bad in ("not-a-cursor", "W10", "eyJhIjoxfQ", "WzAsIiJd" * 100):
-        with pytest.raises(Problem) as raised:
+        with pytest.raises(Unreadable) as raised:
             decode_cursor(bad)
-        assert raised.value.status == 400 and raised.value.field == "cursor"
+        assert raised.value.field == "cursor"
 
 
-def test_a_cursor_continues_after_its_row_when_the_board_moved(seeded: EngineDeps) -> None:
+def test_a_cursor_continues_after_its_row_when_the_board_moved(seeded: Runtime) -> None:
     rows = cached(seeded, BoardCache(), BoardQuery()).rows
     first, cursor = page(rows, None, 3)
     moved = [rows[5], *rows[:5], *rows[6:]]  # a new row above: the last row seen is now one further down
@@ -135,11 +136,11 @@ def test_a_cursor_continues_after_its_row_when_the_board_moved(seeded: EngineDep
     assert [e.evaluation_id for _, e in after] == [e.evaluation_id for _, e in rows[3:5]]
 
 
-def test_an_unknown_country_condition_suite_or_sort_is_a_problem_naming_it(seeded: EngineDeps) -> None:
+def test_an_unknown_country_condition_suite_or_sort_is_a_problem_naming_it(seeded: Runtime) -> None:
     for field, value in (("country", "XX"), ("condition", "nope"), ("suite", "huge"), ("sort", "pillar:P9")):
-        with pytest.raises(Problem) as raised:
+        with pytest.raises(Invalid) as raised:
             board_query(seeded.library, **{field: value})
-        assert raised.value.status == 422 and raised.value.field == field
+        assert raised.value.field == field
     assert board_query(seeded.library, country="US", sort="pillar:P1").sliced
 
 
@@ -147,7 +148,7 @@ def test_an_unknown_country_condition_suite_or_sort_is_a_problem_naming_it(seede
 def test_a_rewritten_report_moves_the_stamp_and_the_board_without_a_new_evaluation(
     store: str, request: pytest.FixtureRequest
 ) -> None:
-    growing: EngineDeps = request.getfixturevalue(store)
+    growing: Runtime = request.getfixturevalue(store)
     cache = BoardCache()
     before = cached(growing, cache, BoardQuery())
     last = before.rows[-1][1].evaluation_id
@@ -167,37 +168,66 @@ def test_a_rewritten_report_moves_the_stamp_and_the_board_without_a_new_evaluati
     assert after.rows[0][1].evaluation_id == last and after.rows[0][1].figures.score.value == 0.999
 
 
-def test_while_a_changed_board_is_built_others_get_the_previous_one_without_waiting(
-    growing: EngineDeps, monkeypatch: pytest.MonkeyPatch
+def ids_render(session: Session, board: board_service.Board) -> bytes:
+    """A view's body: the ids on the board in order (what a user would notice changing)."""
+    return ",".join(e.evaluation_id for _, e in board.rows).encode()
+
+
+def test_while_the_refresher_renders_a_changed_board_requests_get_the_previous_one_at_once(
+    growing: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cache, query, library = BoardCache(), BoardQuery(), growing.library
-    with Session(growing.engine) as session:
-        old_stamp = board_service.board_stamp(session, library, query)
-        previous = cache.board(session, library, query, old_stamp)
-    seed_board(growing, 1, seed=12)
-    started, release = threading.Event(), threading.Event()
-    real = board_service.compute_board
+    cache, library = BoardCache(check_s=0.05), growing.library
+    serve = dict(engine=growing.engine, library=library, key="plain", query=BoardQuery(), render=ids_render)
+    before, before_etag = cache.serve(**serve)
+    cache.start(growing.engine, library)
+    try:
+        started, release = threading.Event(), threading.Event()
+        real = board_service.compute_board
 
-    def held(**kwargs: object) -> board_service.Board:
-        started.set()
-        release.wait(timeout=30)
-        return real(**kwargs)  # type: ignore[arg-type]
+        def held(**kwargs: object) -> board_service.Board:
+            started.set()
+            release.wait(timeout=30)
+            return real(**kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(board_service, "compute_board", held)
-    with Session(growing.engine) as session:
-        new_stamp = board_service.board_stamp(session, library, query)
-    assert new_stamp != old_stamp
-    built: list[tuple[object, board_service.Board]] = []
+        monkeypatch.setattr(board_service, "compute_board", held)
+        (added,) = seed_board(growing, 1, seed=12)
+        assert started.wait(timeout=30)  # the refresher saw the change and is rendering it
+        assert cache.serve(**serve) == (before, before_etag)  # the previous board, its own ETag, no wait
+        assert cache.cached("plain") == (before, before_etag)
+        release.set()
+        assert cache.catch_up()
+        after, after_etag = cache.cached("plain") or (b"", "")
+        assert added.encode() in after and added.encode() not in before
+        assert after_etag == etag_for(after) != before_etag
+    finally:
+        release.set()
+        cache.stop()
 
-    def build() -> None:
-        with Session(growing.engine) as session:
-            built.append(cache.latest(session, library, query, new_stamp))
 
-    builder = threading.Thread(target=build)
-    builder.start()
-    assert started.wait(timeout=30)
-    with Session(growing.engine) as session:
-        assert cache.latest(session, library, query, new_stamp) == (old_stamp, previous)
-    release.set()
-    builder.join(timeout=60)
-    assert built[0][0] == new_stamp and len(built[0][1].rows) == len(previous.rows) + 1
+def test_prewarmed_views_are_rendered_before_anyone_asks_and_again_after_each_change(
+    growing: Runtime,
+) -> None:
+    cache, library = BoardCache(check_s=0.05), growing.library
+    renders: Counter[str] = Counter()
+
+    def counted(name: str) -> board_service.Render:
+        def render(session: Session, board: board_service.Board) -> bytes:
+            renders[name] += 1
+            return ids_render(session, board)
+
+        return render
+
+    cache.start(growing.engine, library)
+    try:
+        cache.prewarm([("us", BoardQuery(country="US"), counted("us"))])
+        assert cache.catch_up()
+        first = cache.cached("us")
+        assert first is not None and renders["us"] == 1
+        assert cache.catch_up() and renders["us"] == 1  # nothing changed: not rendered again
+        (added,) = seed_board(growing, 1, seed=13)
+        assert cache.catch_up()
+        second = cache.cached("us")
+        assert second is not None and added.encode() in second[0] and renders["us"] == 2
+    finally:
+        cache.stop()
+    assert not cache.refreshing

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
+import pytest
 from sqlmodel import Session, select
 
 from app.config import Settings
-from app.runner.deps import build_deps
 from app.runner.grade_batch import run_grade_batch
+from app.runner.runtime import build_runtime
 from app.store import grade_batches as store
 from app.store.keys import create_team
 from app.store.migrate import upgrade
@@ -29,17 +31,21 @@ def test_a_job_run_again_adds_no_rows_and_regrades_nothing(tmp_path: Path, mini_
         var_dir=tmp_path, data_dir=mini_data_dir, database_url=None, grade_batch_chunk_lines=2
     )
     upgrade(settings)
-    deps = build_deps(settings)
+    deps = build_runtime(settings)
     with Session(deps.engine) as session:
         team = create_team(session=session, name="t")
         batch_id = store.create_batch(session=session, team_id=team.id).id
-        rows = [store.LineRow(n, transcript=TRANSCRIPT) for n in range(1, 6)]
+        rows = [store.LineRow(n, transcript=json.dumps(TRANSCRIPT)) for n in range(1, 6)]
         rows.append(store.LineRow(6, error_field="body", error="body: not JSON"))
         store.add_lines(session=session, batch_id=batch_id, rows=rows, last_line=6)
         store.mark_queued(session=session, batch_id=batch_id)
         session.commit()
         # A first job graded line 2 and died before the rest.
-        store.save_grades(session=session, batch_id=batch_id, grades=[(2, {"verdict": "EARLIER"})])
+        store.save_grades(
+            session=session,
+            batch_id=batch_id,
+            grades=[store.GradeRow(2, "EARLIER", '{"verdict": "EARLIER"}')],
+        )
         session.commit()
 
     assert asyncio.run(run_grade_batch(deps, batch_id, 1)) == "shard done"  # lines 5-8: line 5 graded
@@ -48,11 +54,42 @@ def test_a_job_run_again_adds_no_rows_and_regrades_nothing(tmp_path: Path, mini_
     assert asyncio.run(run_grade_batch(deps, batch_id, 0)) == "not active"
     with Session(deps.engine) as session:
         # Written again outside any job: a grade already there is kept and not counted twice.
-        assert store.save_grades(session=session, batch_id=batch_id, grades=[(1, {"verdict": "AGAIN"})]) == 0
+        assert (
+            store.save_grades(session=session, batch_id=batch_id, grades=[store.GradeRow(1, "AGAIN", "{}")])
+            == 0
+        )
         session.commit()
         lines = session.exec(select(GradeBatchLine).order_by(GradeBatchLine.line)).all()
         batch = session.get(GradeBatch, batch_id)
         assert batch is not None and (batch.lines, batch.graded, batch.bad) == (6, 5, 1)
     assert [r.line for r in lines] == [1, 2, 3, 4, 5, 6]
     assert [r.verdict for r in lines] == ["PASS", "EARLIER", "PASS", "PASS", "PASS", None]
+    deps.engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_chunk_of_grades_counts_only_the_lines_it_wrote_on_postgres(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """A chunk is written as one executemany: its row count (summed by the driver) is what the batch counts."""
+    settings = Settings(var_dir=tmp_path, database_url=postgres_url)
+    upgrade(settings)
+    deps = build_runtime(settings)
+    with Session(deps.engine) as session:
+        team = create_team(session=session, name="t")
+        batch_id = store.create_batch(session=session, team_id=team.id).id
+        rows = [store.LineRow(n, transcript=json.dumps(TRANSCRIPT)) for n in range(1, 6)]
+        store.add_lines(session=session, batch_id=batch_id, rows=rows, last_line=5)
+        session.commit()
+        first = [store.GradeRow(n, "PASS", '{"verdict": "PASS"}') for n in (1, 2, 3)]
+        assert store.save_grades(session=session, batch_id=batch_id, grades=first) == 3
+        again = [store.GradeRow(n, "FAIL", '{"verdict": "FAIL"}') for n in (2, 3, 4)]
+        assert store.save_grades(session=session, batch_id=batch_id, grades=again) == 1  # only line 4 is new
+        session.commit()
+        batch = session.get(GradeBatch, batch_id)
+        assert batch is not None and batch.graded == 4
+        verdicts = session.exec(select(GradeBatchLine.verdict).order_by(GradeBatchLine.line)).all()
+        assert verdicts == ["PASS", "PASS", "PASS", "FAIL", None]
+        assert not store.has_ungraded(session=session, batch_id=batch_id, after_line=0, up_to_line=4)
+        assert store.has_ungraded(session=session, batch_id=batch_id, after_line=0, up_to_line=5)
     deps.engine.dispose()

@@ -13,6 +13,7 @@ from app.config import Settings
 from app.store.db import make_engine
 from app.store.retry import db_call, is_transient
 from bench.tcp_proxy import CuttablePostgres
+from tests.waits import eventually_async
 
 
 def test_outages_are_transient_and_bugs_are_not() -> None:
@@ -36,6 +37,20 @@ async def test_a_bug_is_raised_at_once_not_retried() -> None:
     assert calls == 1
 
 
+async def test_a_call_on_an_object_holding_a_whole_library_costs_no_description_of_it() -> None:
+    """The reconciler calls its own methods; describing one by repr() would render the library it holds on
+    every call, which froze a service's event loop for minutes."""
+
+    class HoldsALibrary:
+        def __repr__(self) -> str:
+            raise AssertionError("the callable's owner was rendered")
+
+        def count(self) -> int:
+            return 3
+
+    assert await db_call(1.0, HoldsALibrary().count) == 3
+
+
 @pytest.mark.postgres
 async def test_a_call_during_an_outage_completes_once_the_database_is_back(postgres_url: str) -> None:
     proxy = CuttablePostgres(postgres_url)
@@ -51,8 +66,7 @@ async def test_a_call_during_an_outage_completes_once_the_database_is_back(postg
         proxy.cut()
         with capture_logs() as logs:
             call = asyncio.create_task(db_call(30, one))
-            while not any(e["event"] == "database call failed; retrying" for e in logs):
-                await asyncio.sleep(0.02)
+            await eventually_async(lambda: any(e["event"] == "database call failed; retrying" for e in logs))
             proxy.restore()
             assert await call == 42
     finally:

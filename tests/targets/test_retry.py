@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import time
+import asyncio
 
 import httpx
+import pytest
 import respx
 
+from app.targets import retry
 from app.targets.base import CallFailed, TargetConfig
 from app.targets.factory import make_adapter
 from app.targets.retry import RetryPolicy, call_with_retries, parse_retry_after
@@ -33,17 +35,30 @@ async def test_stops_after_max_retries_with_the_last_error_class() -> None:
     )
 
 
-async def test_total_time_budget_stops_retries_before_a_long_wait() -> None:
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The retry waits asked for, recorded instead of slept, so a test reads the schedule, not a clock."""
+    asked: list[float] = []
+    sleep = asyncio.sleep
+
+    async def recorded(seconds: float) -> None:
+        asked.append(seconds)
+        await sleep(0)
+
+    monkeypatch.setattr(retry, "sleep", recorded)  # this module's waits only, not other tasks'
+    return asked
+
+
+async def test_total_time_budget_stops_retries_before_a_long_wait(waits: list[float]) -> None:
     async def rate_limited() -> tuple[str, None]:
         raise CallFailed("rate_limited", "429", retryable=True, retry_after=30)
 
-    started = time.monotonic()
     reply = await call_with_retries(rate_limited, RetryPolicy(max_retries=10, budget_s=5))
-    assert time.monotonic() - started < 1 and reply.attempts == 1 and reply.error_class == "rate_limited"
+    assert waits == [] and reply.attempts == 1 and reply.error_class == "rate_limited"
 
 
 @respx.mock
-async def test_retry_after_is_waited_then_success(client: httpx.AsyncClient) -> None:
+async def test_retry_after_is_waited_then_success(client: httpx.AsyncClient, waits: list[float]) -> None:
     route = respx.post(URL).mock(
         side_effect=[
             httpx.Response(429, headers={"Retry-After": "1"}),
@@ -51,11 +66,9 @@ async def test_retry_after_is_waited_then_success(client: httpx.AsyncClient) -> 
         ]
     )
     policy = RetryPolicy(max_retries=3, base_delay_s=0.001)
-    started = time.monotonic()
     reply = await make_adapter(client, CONFIG, policy, 10_000).complete(MESSAGES)
-    waited = time.monotonic() - started
     assert reply.text == "ok" and reply.attempts == 2 and route.call_count == 2
-    assert 1.0 <= waited < 2.0  # Retry-After: 1 plus at most 10% jitter
+    assert len(waits) == 1 and 1.0 <= waits[0] <= 1.1  # Retry-After: 1 plus at most 10% jitter
 
 
 def test_retry_after_forms() -> None:

@@ -8,7 +8,7 @@ import pytest
 from sqlmodel import Session
 
 from app.config import Settings
-from app.runner.deps import EngineDeps, build_deps
+from app.runner.runtime import Runtime, build_runtime
 from app.store.keys import get_or_create_default_team
 from app.store.migrate import upgrade
 from app.store.models import Evaluation, Target, Webhook
@@ -25,15 +25,15 @@ def hook_settings(settings: Settings) -> Settings:
 
 
 @pytest.fixture
-def deps(hook_settings: Settings) -> Iterator[EngineDeps]:
+def deps(hook_settings: Settings) -> Iterator[Runtime]:
     upgrade(hook_settings)
-    built = build_deps(hook_settings)
+    built = build_runtime(hook_settings)
     yield built
     built.engine.dispose()
 
 
 @pytest.fixture
-def team_id(deps: EngineDeps) -> str:
+def team_id(deps: Runtime) -> str:
     with Session(deps.engine) as session:
         team = get_or_create_default_team(session=session)
         session.commit()
@@ -41,7 +41,7 @@ def team_id(deps: EngineDeps) -> str:
 
 
 @pytest.fixture
-def make_evaluation(deps: EngineDeps, team_id: str) -> Callable[[], str]:
+def make_evaluation(deps: Runtime, team_id: str) -> Callable[[], str]:
     """A queued evaluation of nothing (total 0), so finishing it needs no items."""
 
     def make() -> str:
@@ -72,7 +72,7 @@ def make_evaluation(deps: EngineDeps, team_id: str) -> Callable[[], str]:
 
 
 @pytest.fixture
-def make_webhook(deps: EngineDeps, team_id: str) -> Callable[..., tuple[str, str]]:
+def make_webhook(deps: Runtime, team_id: str) -> Callable[..., tuple[str, str]]:
     """Subscribe url; returns (webhook id, whsec secret)."""
     from app.services.webhooks import new_secret
 
@@ -80,7 +80,7 @@ def make_webhook(deps: EngineDeps, team_id: str) -> Callable[..., tuple[str, str
         secret = new_secret()
         with Session(deps.engine) as session:
             hook = Webhook(
-                team_id=team_id, url=url, events=events or [], secret_secret=deps.secrets.encrypt(secret)
+                team_id=team_id, url=url, events=events or [], signing_secret=deps.secrets.encrypt(secret)
             )
             session.add(hook)
             session.commit()

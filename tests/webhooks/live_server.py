@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ import uvicorn
 from fastapi import FastAPI, Request
 
 from bench.ports import free_port
+from tests.waits import eventually
 
 
 @contextmanager
@@ -25,11 +25,8 @@ def serving(app: Any) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise AssertionError("the server did not start")
-        time.sleep(0.02)
+    eventually(lambda: server.started or not thread.is_alive(), what="the server to start", every=0.02)
+    assert server.started, "the server's thread ended before it started"
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
@@ -70,12 +67,8 @@ class Receiver:
     requests: list[tuple[dict[str, str], bytes]] = field(default_factory=list)
     url: str = ""
 
-    def wait_for(self, count: int, timeout: float = 20) -> list[tuple[dict[str, str], bytes]]:
-        deadline = time.monotonic() + timeout
-        while len(self.requests) < count:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{len(self.requests)} webhook requests arrived, wanted {count}")
-            time.sleep(0.02)
+    def wait_for(self, count: int) -> list[tuple[dict[str, str], bytes]]:
+        eventually(lambda: len(self.requests) >= count, what=f"{count} webhook requests", every=0.02)
         return self.requests
 
 

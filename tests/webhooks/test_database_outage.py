@@ -10,11 +10,12 @@ from sqlmodel import Session
 from structlog.testing import capture_logs
 
 from app.config import Settings
-from app.runner.deps import EngineDeps, build_deps
+from app.runner.runtime import Runtime, build_runtime
 from app.store import evaluations as ev_store
 from app.store.migrate import upgrade
 from app.webhooks.delivery import start_delivery, stop_delivery
 from bench.tcp_proxy import CuttablePostgres
+from tests.waits import eventually_async
 from tests.webhooks.conftest import MakeEvaluation, MakeWebhook
 from tests.webhooks.live_server import receiving
 
@@ -29,17 +30,17 @@ def proxy(postgres_url: str) -> Iterator[CuttablePostgres]:
 
 
 @pytest.fixture
-def deps(hook_settings: Settings, proxy: CuttablePostgres) -> Iterator[EngineDeps]:
+def deps(hook_settings: Settings, proxy: CuttablePostgres) -> Iterator[Runtime]:
     """The conftest's world on PostgreSQL, reached through a proxy the test can cut."""
     settings = hook_settings.model_copy(update={"database_url": proxy.url, "webhook_poll_s": 0.05})
     upgrade(settings)
-    built = build_deps(settings)
+    built = build_runtime(settings)
     yield built
     built.engine.dispose()
 
 
 async def test_delivery_carries_on_after_an_outage(
-    deps: EngineDeps, proxy: CuttablePostgres, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+    deps: Runtime, proxy: CuttablePostgres, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
 ) -> None:
     with receiving() as receiver:
         make_webhook(receiver.url)
@@ -47,8 +48,7 @@ async def test_delivery_carries_on_after_an_outage(
         proxy.cut()
         with capture_logs() as logs:
             loop = start_delivery(deps)
-            while not any(e["event"] == "webhook delivery pass failed" for e in logs):
-                await asyncio.sleep(0.02)
+            await eventually_async(lambda: any(e["event"] == "webhook delivery pass failed" for e in logs))
             proxy.restore()
             with Session(deps.engine) as session:  # settled after the outage: its message is new
                 assert (

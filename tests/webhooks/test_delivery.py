@@ -8,7 +8,7 @@ import json
 from sqlmodel import Session, col, select
 from standardwebhooks.webhooks import Webhook as Verifier
 
-from app.runner.deps import EngineDeps, build_deps
+from app.runner.runtime import Runtime, build_runtime
 from app.store import evaluations as ev_store
 from app.store.models import Webhook, WebhookDelivery, WebhookMessage, utcnow
 from app.webhooks.delivery import DeliveryPolicy, claim_due, deliver_due, webhook_client
@@ -16,13 +16,13 @@ from tests.webhooks.conftest import MakeEvaluation, MakeWebhook
 from tests.webhooks.live_server import receiving
 
 
-def _settle(deps: EngineDeps, evaluation_id: str) -> None:
+def _settle(deps: Runtime, evaluation_id: str) -> None:
     with Session(deps.engine) as session:
         assert ev_store.finish_if_complete(session=session, evaluation_id=evaluation_id) == "succeeded"
         session.commit()
 
 
-async def _drain(deps: EngineDeps, passes: int = 40) -> None:
+async def _drain(deps: Runtime, passes: int = 40) -> None:
     """Run delivery passes until nothing is pending (backoff in tests is 10 ms, doubling)."""
     policy = DeliveryPolicy.from_settings(deps.settings)
     async with webhook_client(deps.settings) as client:
@@ -35,13 +35,13 @@ async def _drain(deps: EngineDeps, passes: int = 40) -> None:
             await asyncio.sleep(0.05)
 
 
-def _attempts(deps: EngineDeps) -> list[WebhookDelivery]:
+def _attempts(deps: Runtime) -> list[WebhookDelivery]:
     with Session(deps.engine) as session:
         return list(session.exec(select(WebhookDelivery).order_by(col(WebhookDelivery.id))))
 
 
 async def test_signed_and_retried_until_the_receiver_accepts(
-    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+    deps: Runtime, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
 ) -> None:
     with receiving(statuses=[500, 503]) as receiver:
         _, secret = make_webhook(receiver.url)
@@ -66,7 +66,7 @@ async def test_signed_and_retried_until_the_receiver_accepts(
 
 
 async def test_a_wrong_secret_does_not_verify(
-    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+    deps: Runtime, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
 ) -> None:
     with receiving() as receiver:
         make_webhook(receiver.url)
@@ -83,7 +83,7 @@ async def test_a_wrong_secret_does_not_verify(
 
 
 async def test_retries_are_bounded_and_each_attempt_is_recorded(
-    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+    deps: Runtime, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
 ) -> None:
     with receiving(then=500) as receiver:
         make_webhook(receiver.url)
@@ -98,7 +98,7 @@ async def test_retries_are_bounded_and_each_attempt_is_recorded(
 
 
 async def test_a_webhook_survives_a_crash_between_status_change_and_delivery(
-    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+    deps: Runtime, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
 ) -> None:
     """The process that settles the evaluation dies before sending; another process sends it later."""
     with receiving() as receiver:
@@ -106,7 +106,7 @@ async def test_a_webhook_survives_a_crash_between_status_change_and_delivery(
         _settle(deps, make_evaluation())
         deps.engine.dispose()  # the settling process is gone; nothing was sent
         assert receiver.requests == []
-        later = build_deps(deps.settings)
+        later = build_runtime(deps.settings)
         try:
             await _drain(later)
         finally:
@@ -115,7 +115,7 @@ async def test_a_webhook_survives_a_crash_between_status_change_and_delivery(
 
 
 def test_two_senders_never_claim_the_same_message(
-    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+    deps: Runtime, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
 ) -> None:
     make_webhook("http://127.0.0.1:9/a")
     _settle(deps, make_evaluation())
@@ -125,7 +125,7 @@ def test_two_senders_never_claim_the_same_message(
 
 
 async def test_a_deleted_webhook_gets_nothing(
-    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+    deps: Runtime, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
 ) -> None:
     with receiving() as receiver:
         hook_id, _ = make_webhook(receiver.url)
@@ -146,7 +146,7 @@ def test_backoff_doubles_and_is_capped() -> None:
     assert [policy.backoff(n) for n in range(1, 6)] == [5, 10, 20, 40, 60]
 
 
-def test_payload_is_compact_json_with_the_outcome(deps: EngineDeps, make_evaluation: MakeEvaluation) -> None:
+def test_payload_is_compact_json_with_the_outcome(deps: Runtime, make_evaluation: MakeEvaluation) -> None:
     from app.store.models import Evaluation
     from app.webhooks.delivery import payload
 

@@ -9,12 +9,12 @@ from sqlmodel import Session, select
 from standardwebhooks.webhooks import Webhook as Verifier
 
 from app.config import Settings
-from app.runner.deps import EngineDeps, build_deps
+from app.runner.runtime import Runtime, build_runtime
 from app.store import evaluations as ev_store
 from app.store.migrate import upgrade
 from app.store.models import WebhookMessage
+from app.store.outbox import queue_settled_webhooks
 from app.webhooks.delivery import DeliveryPolicy, claim_due, deliver_due, webhook_client
-from app.webhooks.outbox import queue_settled_webhooks
 from tests.webhooks.conftest import MakeEvaluation, MakeWebhook
 from tests.webhooks.live_server import receiving
 
@@ -22,17 +22,17 @@ pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture
-def deps(hook_settings: Settings, postgres_url: str) -> Iterator[EngineDeps]:
+def deps(hook_settings: Settings, postgres_url: str) -> Iterator[Runtime]:
     """The conftest's world, on a fresh PostgreSQL database."""
     settings = Settings(**{**hook_settings.model_dump(), "database_url": postgres_url})
     upgrade(settings)
-    built = build_deps(settings)
+    built = build_runtime(settings)
     yield built
     built.engine.dispose()
 
 
 async def test_settle_claim_once_and_deliver_signed(
-    deps: EngineDeps, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
+    deps: Runtime, make_evaluation: MakeEvaluation, make_webhook: MakeWebhook
 ) -> None:
     assert deps.engine.dialect.name == "postgresql"
     with receiving() as receiver:

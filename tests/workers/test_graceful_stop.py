@@ -12,8 +12,8 @@ from redis import Redis
 
 from app.benchmark.loader import load_library
 from app.grading.checks import CHECKS
+from app.limits.gcra import limits_key
 from app.queue.arq_queue import ArqQueue
-from app.store.redis_rate import limits_key
 from bench.harness import create_evaluation, make_deps, written
 from bench.mockproc import mock_process
 from bench.synthetic import synthetic_library, write_library

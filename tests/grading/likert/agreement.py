@@ -16,8 +16,9 @@ import yaml
 
 from app.benchmark.countries import CountryResources
 from app.benchmark.loader import load_library
+from app.benchmark.verdicts import WORST_FIRST as VERDICTS
 from app.grading.context import CheckInput
-from app.grading.likert import VERDICTS, LikertGrade, rules_likert, verdict_of
+from app.grading.likert import LikertGrade, rules_likert, verdict_of
 from app.scoring.agreement import agreement
 
 HERE = Path(__file__).parent

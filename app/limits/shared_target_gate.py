@@ -1,0 +1,372 @@
+"""Per-target limits shared by every worker process through Redis (scale-out mode).
+
+The concurrency cap is a Redis semaphore: a sorted set of holder tokens scored by when they lapse. A process
+renews its holders every second (`renew_every_s`) while their attempts run, so a live holder never lapses
+however slow the target, and a SIGKILLed process's slots come back within one lease (`shard_lease_s`, the same
+promise as its shards) at the latest. Per-minute budgets are GCRA in Redis (`app/limits/gcra.py`, shared
+with the API's per-key rate): the leaky bucket of the local aiolimiter (capacity one minute's allowance,
+refilled continuously), shared, so the whole service paces a target as one process would. Times come from
+Redis's clock (`TIME` inside the scripts, Redis 5 or later), the one clock all machines agree on.
+
+A dead process's slots usually come back within seconds, not a lease: a process takes slots only while it is
+subscribed to a presence channel of its own, and a subscription ends with its connection, which the kernel
+closes when the process dies. When the cap is full, a waiting caller's script looks (at most every
+SWEEP_PERIOD_S) for holders whose owner has had no subscriber for PRESENCE_GRACE_S and frees their slots. Why:
+under a rolling restart or a crash the dead process's share of the target would otherwise sit idle for a lease
+while the survivors wait for it. The grace covers a live process whose connection dropped and is being made
+again; a process cut off from Redis for longer loses its slots then rather than a lease later (it can take no
+new one meanwhile), so its calls in flight may run past the cap, as they already could once the lease ran out.
+Presence is read with PUBSUB NUMSUB: it needs one Redis, not a Cluster (subscriptions are per node), as arq does.
+
+If Redis cannot be reached, an attempt fails as a retryable `our_error` before anything is sent: the retry
+loop backs off and tries again, and an outage longer than the retry budget costs the item, never the shard.
+A limit is never exceeded because the guard went missing.
+
+If Redis comes back empty, the cap is rebuilt from the live holders' next renewal (a second later);
+the per-minute budgets start afresh, as for a new deployment: at most one minute's allowance more, once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import socket
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+
+from app.limits.gcra import GCRA_LUA, Pace, limits_key, wait_seconds
+from app.limits.target_gate import TargetGate
+from app.queue.base import renew_every_s
+from app.targets.base import CallFailed
+
+# KEYS[1] holders (token -> lapse time, ms; a token is "<owner>/<nonce>"), KEYS[2] owners seen without a
+# subscriber (owner -> since, ms), KEYS[3] the sweep's throttle; ARGV limit, token, lease ms, presence channel
+# prefix, grace ms, sweep period ms. 1 if the token now holds a slot. When the cap is full, at most once a sweep
+# period: an owner with no subscriber on its presence channel, seen so for the grace, loses its tokens.
+HOLD_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit, lease = tonumber(ARGV[1]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= limit and redis.call('SET', KEYS[3], 1, 'NX', 'PX', ARGV[6]) then
+  local owners = {}
+  for _, holder in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    local owner = string.match(holder, '^(.*)/[^/]*$')
+    if owner then
+      owners[owner] = owners[owner] or {}
+      table.insert(owners[owner], holder)
+    end
+  end
+  for owner, held in pairs(owners) do
+    if redis.call('PUBSUB', 'NUMSUB', ARGV[4] .. owner)[2] > 0 then
+      redis.call('HDEL', KEYS[2], owner)
+    else
+      local since = tonumber(redis.call('HGET', KEYS[2], owner))
+      if not since then
+        redis.call('HSET', KEYS[2], owner, now)
+      elseif now - since >= tonumber(ARGV[5]) then
+        for _, holder in ipairs(held) do
+          redis.call('ZREM', KEYS[1], holder)
+        end
+        redis.call('HDEL', KEYS[2], owner)
+      end
+    end
+  end
+  redis.call('PEXPIRE', KEYS[2], lease)
+end
+if redis.call('ZCARD', KEYS[1]) >= limit then
+  return 0
+end
+redis.call('ZADD', KEYS[1], now + lease, ARGV[2])
+if redis.call('PTTL', KEYS[1]) < lease then
+  redis.call('PEXPIRE', KEYS[1], lease)
+end
+return 1
+"""
+
+# KEYS[1] holders; ARGV lease ms, then the tokens still held. Not XX: if Redis lost the set (a restart without
+# persistence, a failover), the live holders put their tokens back, so the cap is rebuilt within one renewal
+# and new holders wait for it again. The price: a token released during a renewal's flight stays for one
+# lease (a slot idle a little longer, never one too many).
+RENEW_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lease = tonumber(ARGV[1])
+for i = 2, #ARGV do
+  redis.call('ZADD', KEYS[1], now + lease, ARGV[i])
+end
+if redis.call('PTTL', KEYS[1]) < lease then
+  redis.call('PEXPIRE', KEYS[1], lease)
+end
+return 0
+"""
+
+FIRST_POLL_S = 0.002
+LAST_POLL_S = 0.05
+PERIOD_MS = 60_000
+# An owner without a subscriber for this long is gone: well above the time a live process takes to subscribe
+# again after its connection dropped (milliseconds while Redis is up), well below a lease.
+PRESENCE_GRACE_S = 1.0
+SWEEP_PERIOD_S = 0.25  # how often a full cap is searched for owners that are gone (one script run, ~2 owners)
+REDIS_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+
+
+@dataclass(frozen=True)
+class TargetKeys:
+    slots: str
+    absent: str
+    swept: str
+    requests: str
+    tokens: str
+
+
+def process_owner() -> str:
+    """Who holds a slot, as an operator would look for it: host, process, and a nonce for this client."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class RedisLimits:
+    """One process's handle on the shared limits: a Redis client, the scripts registered on it, a namespace."""
+
+    def __init__(self, redis: Redis, namespace: str) -> None:
+        self.redis = redis
+        self.namespace = namespace
+        self.owner = process_owner()
+        self._presence_prefix = limits_key(namespace, "presence") + ":"
+        self._hold = redis.register_script(HOLD_LUA)
+        self._renew = redis.register_script(RENEW_LUA)
+        self._gcra = redis.register_script(GCRA_LUA)
+        self._background: set[asyncio.Task[None]] = set()
+        self._present = asyncio.Event()
+        self._subscribing = asyncio.Lock()
+        self._pubsub: PubSub | None = None
+        self._presence: asyncio.Task[None] | None = None
+
+    @classmethod
+    def from_url(cls, url: str, namespace: str) -> RedisLimits:
+        """A client that fails within seconds when Redis is gone, instead of hanging an attempt forever.
+
+        A pooled connection a Redis restart dropped is replaced and the command sent again (twice at most).
+        """
+        redis = Redis.from_url(
+            url,
+            socket_connect_timeout=2.0,
+            socket_timeout=5.0,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=2),
+            retry_on_error=[RedisConnectionError],
+        )
+        return cls(redis, namespace)
+
+    def keys(self, target_id: str) -> TargetKeys:
+        """The keys of one target, under the deployment's queue name so deployments never share limits."""
+        return TargetKeys(
+            slots=limits_key(self.namespace, target_id, "slots"),
+            absent=limits_key(self.namespace, target_id, "absent"),
+            swept=limits_key(self.namespace, target_id, "swept"),
+            requests=limits_key(self.namespace, target_id, "rpm"),
+            tokens=limits_key(self.namespace, target_id, "tpm"),
+        )
+
+    def new_token(self) -> str:
+        """A slot's token: its owner, "/", a nonce. A token without "/" (no presence) only ever lapses."""
+        return f"{self.owner}/{uuid.uuid4().hex}"
+
+    async def present(self) -> None:
+        """Return once this process is subscribed to its presence channel; raise if Redis refuses it now."""
+        if not self._present.is_set():
+            await self._subscribe()
+        if self._presence is None or self._presence.done():
+            self._presence = asyncio.create_task(self._stay_present())
+
+    async def _subscribe(self) -> None:
+        async with self._subscribing:  # one subscription per process, however many callers ask at once
+            if self._present.is_set():
+                return
+            if self._pubsub is None:
+                self._pubsub = self.redis.pubsub()
+            try:
+                await self._pubsub.subscribe(self._presence_prefix + self.owner)
+            except BaseException:
+                await self._drop_subscription()
+                raise
+            self._present.set()
+
+    async def _drop_subscription(self) -> None:
+        self._present.clear()
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(*REDIS_ERRORS):
+                await pubsub.aclose()  # gives a broken connection up; the next subscription makes a new one
+
+    async def _stay_present(self) -> None:
+        """Keep the subscription for the process's life, making it again (with backoff) when it drops; while
+        it is down the process takes no slot, and the grace keeps the slots it holds from being freed."""
+        delay = FIRST_POLL_S
+        while True:
+            try:
+                await self._subscribe()
+                if (pubsub := self._pubsub) is not None:  # None only if a failed subscribe just dropped it
+                    await pubsub.get_message(timeout=1.0)  # a closed connection raises here
+                delay = FIRST_POLL_S
+            except REDIS_ERRORS:
+                await self._drop_subscription()
+                await asyncio.sleep(random.uniform(delay / 2, delay))
+                delay = min(delay * 4, 0.5)
+
+    async def try_hold(self, keys: TargetKeys, token: str, limit: int, lease_ms: int) -> bool:
+        """Take one of `limit` slots for `token` if one is free (lapsed and departed holders dropped first)."""
+        args = [
+            limit,
+            token,
+            lease_ms,
+            self._presence_prefix,
+            int(PRESENCE_GRACE_S * 1000),
+            int(SWEEP_PERIOD_S * 1000),
+        ]
+        return bool(await self._hold(keys=[keys.slots, keys.absent, keys.swept], args=args))
+
+    async def renew(self, key: str, tokens: list[str], lease_ms: int) -> None:
+        await self._renew(keys=[key], args=[lease_ms, *tokens])
+
+    async def release(self, key: str, token: str) -> None:
+        await self.redis.zrem(key, token)
+
+    def release_soon(self, key: str, token: str) -> None:
+        """Release from a task of its own, for a caller being cancelled (it may not await again)."""
+        task = asyncio.ensure_future(self._release_quietly(key, token))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _release_quietly(self, key: str, token: str) -> None:
+        with contextlib.suppress(*REDIS_ERRORS):  # unreleased, the token lapses after its lease
+            await self.release(key, token)
+
+    async def take(self, key: str, amount: int, cost: float) -> float:
+        """Spend `cost` of a per-minute budget of `amount`; 0 if granted, else seconds until it could be."""
+        return wait_seconds(await self._gcra(keys=[key], args=Pace.per_period(amount, PERIOD_MS).args(cost)))
+
+    async def aclose(self) -> None:
+        for task in list(self._background):
+            with contextlib.suppress(Exception):
+                await task
+        if self._presence is not None:
+            self._presence.cancel()
+            with contextlib.suppress(asyncio.CancelledError, *REDIS_ERRORS):
+                await self._presence
+        await self._drop_subscription()
+        await self.redis.aclose()
+
+
+def unreachable(exc: BaseException) -> CallFailed:
+    """Redis trouble as a failed attempt: retryable, and ours, since the target was never called."""
+    return CallFailed("our_error", f"shared limits unavailable: {type(exc).__name__}: {exc}", retryable=True)
+
+
+class SharedTargetGate(TargetGate):
+    """A TargetGate whose cap and budgets hold across processes; the local AIMD window stays in front.
+
+    The window is per process and reacts to this process's 429s; a caller asks Redis only once it has a window
+    place, so one process never asks for more slots than its own window.
+    """
+
+    def __init__(
+        self,
+        limits: RedisLimits,
+        target_id: str,
+        max_concurrency: int,
+        requests_per_minute: int | None = None,
+        tokens_per_minute: int | None = None,
+        *,
+        lease_s: float,
+    ) -> None:
+        super().__init__(max_concurrency)  # the window only: the per-minute budgets live in Redis
+        self._limits = limits
+        self._keys = limits.keys(target_id)
+        self._slots = max(1, max_concurrency)
+        self._requests_pm = requests_per_minute or 0
+        self._tokens_pm = tokens_per_minute or 0
+        self._lease_s = lease_s
+        self._lease_ms = max(1, int(lease_s * 1000))
+        self._held: set[str] = set()
+        self._renewer: asyncio.Task[None] | None = None
+
+    @asynccontextmanager
+    async def slot(self, estimated_tokens: int = 0) -> AsyncIterator[None]:
+        """Hold one slot for one attempt, after the shared budgets allow it."""
+        try:
+            if self._requests_pm:
+                await self._spend(self._keys.requests, self._requests_pm, 1)
+            if self._tokens_pm and estimated_tokens > 0:
+                await self._spend(self._keys.tokens, self._tokens_pm, min(estimated_tokens, self._tokens_pm))
+        except REDIS_ERRORS as exc:
+            raise unreachable(exc) from exc
+        await self.window.acquire()
+        try:
+            token = await self._hold()
+        except BaseException:
+            self.window.release()
+            raise
+        self._held.add(token)
+        if self._renewer is None or self._renewer.done():
+            self._renewer = asyncio.create_task(self._renew_while_held())
+        try:
+            yield
+        finally:
+            self._held.discard(token)
+            try:
+                await self._let_go(token)
+            finally:
+                self.window.release()  # after the slot is back: the caller it wakes finds it free
+
+    async def _spend(self, key: str, amount: int, cost: float) -> None:
+        while wait := await self._limits.take(key, amount, cost):
+            await asyncio.sleep(wait + random.uniform(0, FIRST_POLL_S * 5))  # jitter: waiters wake apart
+
+    async def _hold(self) -> str:
+        """Poll for a slot, backing off from a few ms to LAST_POLL_S with jitter.
+
+        Why polling: a freed slot can come from a release or from a dead holder's lapse, which sends no signal;
+        a poll sees both without a second notification key. At most `window.limit` callers per process poll,
+        each at most once per LAST_POLL_S, and the small sleeps keep the added latency to a few ms.
+        """
+        token = self._limits.new_token()
+        delay = FIRST_POLL_S
+        try:
+            await self._limits.present()
+            while not await self._limits.try_hold(self._keys, token, self._slots, self._lease_ms):
+                await asyncio.sleep(random.uniform(delay / 2, delay))
+                delay = min(delay * 2, LAST_POLL_S)
+        except REDIS_ERRORS as exc:
+            raise unreachable(exc) from exc
+        except asyncio.CancelledError:
+            self._limits.release_soon(self._keys.slots, token)  # the script may have run before we left
+            raise
+        return token
+
+    async def _renew_while_held(self) -> None:
+        """Keep this process's holders from lapsing, a renewal every second; ends when none is held."""
+        while self._held:
+            await asyncio.sleep(renew_every_s(self._lease_s))
+            if self._held:
+                with contextlib.suppress(*REDIS_ERRORS):  # the next try, or the lease, settles it
+                    await self._limits.renew(self._keys.slots, sorted(self._held), self._lease_ms)
+
+    async def _let_go(self, token: str) -> None:
+        try:
+            await self._limits.release(self._keys.slots, token)
+        except REDIS_ERRORS:
+            pass  # unreleased, the slot lapses after its lease
+        except asyncio.CancelledError:
+            self._limits.release_soon(self._keys.slots, token)
+            raise

@@ -1,0 +1,387 @@
+"""What the HTML pages show: leaderboard rows and report sections, from the store and the scoring engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from sqlmodel import Session
+
+from app.benchmark.conversations import is_conversation, script_id_of
+from app.benchmark.loader import Library
+from app.benchmark.simulated import is_simulated
+from app.benchmark.verdicts import FAILING
+from app.conversations.transcript import message_marks
+from app.grading.scales import SCALE_NAMES
+from app.scoring.board import Entry, Rate
+from app.scoring.facets import StoredItem, build_facets
+from app.services.board import Board, BoardQuery
+from app.services.classification_view import ClassificationView, classification_view
+from app.services.results import report as stored_report
+from app.store import evaluations as ev_store
+from app.store import items as item_store
+from app.store import schedules as schedule_store
+from app.store.models import Evaluation, EvaluationItem, Regression
+
+__all__ = ["Bar", "BoardRow", "BoardView", "FailingItem", "Rate", "ReportView", "board_view", "report_view"]
+
+MAX_FAILING = 50
+PAGE_SIZE = 50  # board rows per page
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    evaluation_id: str
+    target_name: str
+    model: str
+    suite: str
+    score: Rate
+    pass_rate: Rate
+    pillars: dict[str, Rate]
+    n_items: int
+    finished: str
+    capped: bool = False  # a safety floor held the score down
+    why: str = ""  # one line: the breached floors and the weakest behaviour
+    rank: int = 0
+
+
+@dataclass(frozen=True)
+class BoardView:
+    filters: BoardQuery
+    version: str
+    rows: list[BoardRow]
+    pillars: dict[str, str]  # id → name, the per-pillar columns
+    conditions: dict[str, str]
+    countries: dict[str, str]
+    versions: list[str]
+    hidden: int = 0  # evaluations with no items in the chosen slice
+    page: int = 1
+    pages: int = 1
+    total: int = 0
+
+    def link(self, **changes: object) -> str:
+        """This board's URL with some parameters changed; built from the query, not the request, because a
+        rendered page is kept and served to every request for the same board."""
+        params = self.filters.params()
+        params.update({k: str(v) for k, v in changes.items() if v is not None})
+        return "/?" + urlencode(params) if params else "/"
+
+
+def board_versions(*, session: Session) -> list[str]:
+    """Versions with a public board, for the page's version picker."""
+    return ev_store.board_versions(session=session)
+
+
+def _board_row(rank: int, e: Entry) -> BoardRow:
+    f = e.figures
+    return BoardRow(
+        evaluation_id=e.evaluation_id,
+        target_name=e.target_name,
+        model=e.model,
+        suite=e.suite,
+        score=f.score,
+        pass_rate=f.pass_rate,
+        pillars=f.pillars,
+        n_items=f.n_items,
+        finished=e.finished.strftime("%Y-%m-%d"),
+        capped=f.capped,
+        why=f.why,
+        rank=rank,
+    )
+
+
+def board_view(*, board: Board, library: Library, versions: list[str], page: int = 1) -> BoardView:
+    """One page of a computed board, as the leaderboard page shows it; a page past the end shows the last."""
+    pages = max(1, -(-len(board.rows) // PAGE_SIZE))
+    page = min(max(page, 1), pages)
+    shown = board.rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    return BoardView(
+        filters=board.query,
+        version=board.version,
+        rows=[_board_row(rank, e) for rank, e in shown],
+        pillars={p: library.pillars[p].name if p in library.pillars else p for p in board.pillars},
+        conditions={c.id: c.name for c in library.conditions.values()},
+        countries={c.code: c.name for c in library.countries.values()},
+        versions=sorted({*versions, library.version, board.version}),
+        hidden=board.hidden,
+        page=page,
+        pages=pages,
+        total=len(board.rows),
+    )
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    rate: Rate
+    note: str = ""
+    highlight: bool = False
+
+
+@dataclass(frozen=True)
+class FailingItem:
+    code: str
+    scenario: str
+    title: str
+    condition: str
+    country: str
+    crisis_category: str
+    verdict: str
+    reasons: list[str]
+    system: str | None  # the system prompt, shown folded away
+    turns: list[dict[str, Any]]  # user and assistant turns; the last assistant turn is the graded reply
+    conversation: bool = False  # every reply is graded, as one conversation
+    marks: dict[int, list[str]] = field(default_factory=dict)  # position in turns → what that reply decided
+
+
+@dataclass
+class ReportView:
+    evaluation: Evaluation
+    report: dict[str, Any]
+    pillars: list[Bar]
+    conditions: list[Bar]
+    countries: list[dict[str, Any]]
+    crisis: list[dict[str, Any]]
+    failing: list[FailingItem]
+    failing_total: int
+    transcripts: bool
+    headline: Rate = field(default_factory=lambda: Rate(None))
+    ladders: list[dict[str, Any]] = field(default_factory=list)
+    regressions: list[Regression] = field(default_factory=list)  # the owner's alerts only, never public
+    classification: ClassificationView | None = None  # a classify suite's labels, in place of reply grades
+
+
+def _stored(row: EvaluationItem) -> StoredItem:
+    return StoredItem(
+        row.key,
+        row.scenario_id,
+        row.condition_id,
+        row.user_context_id,
+        row.perturbation_id,
+        row.repeat,
+        row.verdict,
+        row.score,
+        row.checks,
+        row.error_class,
+    )
+
+
+def _code(row: EvaluationItem) -> str:
+    """The original test code, P#-B#-S#-C#[-U#]-PT#."""
+    parts = [row.condition_id]
+    if row.user_context_id:
+        parts.append(row.user_context_id.rsplit("-", 1)[1])
+    return "-".join([*parts, row.perturbation_id.rsplit("-", 1)[1]])
+
+
+def _failing(
+    session: Session, library: Library, ev: Evaluation, transcripts: bool
+) -> tuple[list[FailingItem], int]:
+    """The first failed and partial items in matrix order, and how many there are in all."""
+    rows, total = item_store.first_with_verdicts(
+        session=session, evaluation_id=ev.id, verdicts=FAILING, limit=MAX_FAILING
+    )
+    facets = {f.key: f for f in build_facets((_stored(r) for r in rows), library)}
+    out = []
+    for r in rows:
+        if is_conversation(r.scenario_id):
+            out.append(_conversation_item(r, library, transcripts))
+            continue
+        if is_simulated(r.scenario_id):
+            out.append(_simulated_item(r, library, transcripts))
+            continue
+        f = facets.get(r.key)
+        scenario = library.scenarios.get(r.scenario_id)
+        out.append(
+            FailingItem(
+                code=_code(r),
+                scenario=r.scenario_id,
+                title=scenario.title if scenario else r.scenario_id,
+                condition=_name(library.conditions, f.condition) if f else "",
+                country=_name(library.countries, f.country) if f and f.country else "",
+                crisis_category=(f.crisis_category if f else "").replace("_", " "),
+                verdict=r.verdict or "",
+                reasons=list(r.reasons or []),
+                **(_transcript(r) if transcripts else {"system": None, "turns": []}),
+            )
+        )
+    return out, total
+
+
+def _transcript(row: EvaluationItem) -> dict[str, Any]:
+    """Splits the messages into the system prompt and the turns, adding the reply if it is not stored."""
+    messages = list(row.messages or [])
+    system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), None)
+    turns = [m for m in messages if m.get("role") != "system"]
+    if row.reply is not None and (not turns or turns[-1].get("role") != "assistant"):
+        turns.append({"role": "assistant", "content": row.reply})
+    return {"system": system, "turns": turns}
+
+
+def _conversation_item(row: EvaluationItem, library: Library, transcripts: bool) -> FailingItem:
+    """A failed conversation, each reply that decided part of its grade marked with what it decided."""
+    record = (row.checks or {}).get("conversation") or {}
+    script = library.conversations.get(script_id_of(row.perturbation_id))
+    shown = _transcript(row) if transcripts else {"system": None, "turns": []}
+    return FailingItem(
+        code=row.perturbation_id,
+        scenario=row.scenario_id,
+        title=script.title if script else row.perturbation_id,
+        condition=_name(library.conditions, script.condition) if script else "",
+        country=_name(library.countries, record.get("country")) if record.get("country") else "",
+        crisis_category=f"{record.get('theme', '').replace('_', ' ')}, risk {record.get('risk_level', '?')}",
+        verdict=row.verdict or "",
+        reasons=list(row.reasons or []),
+        conversation=True,
+        marks=message_marks(shown["turns"], record),
+        **shown,
+    )
+
+
+def _simulated_item(row: EvaluationItem, library: Library, transcripts: bool) -> FailingItem:
+    """A failed simulated conversation: the persona card played, its deciding replies marked."""
+    record = (row.checks or {}).get("conversation") or {}
+    card = library.personas.get(row.perturbation_id)
+    shown = _transcript(row) if transcripts else {"system": None, "turns": []}
+    return FailingItem(
+        code=row.perturbation_id,
+        scenario=row.scenario_id,
+        title=f"{card.name}, simulated ({card.disclosure_style} disclosure)" if card else row.perturbation_id,
+        condition=_name(library.conditions, row.condition_id.split("-", 1)[1]),
+        country=_name(library.countries, record.get("country")) if record.get("country") else "",
+        crisis_category=f"{record.get('crisis_category', '?').replace('_', ' ')}, risk {record.get('risk_level', '?')}",
+        verdict=row.verdict or "",
+        reasons=list(row.reasons or []),
+        conversation=True,
+        marks=message_marks(shown["turns"], record),
+        **shown,
+    )
+
+
+def _name(table: dict[str, Any], ident: str | None) -> str:
+    item = table.get(ident or "")
+    return str(getattr(item, "name", ident or ""))
+
+
+def _crisis_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per authored crisis category: mean 1–5 grade (the judge's where one answered, else the rules') and the
+    harmful share, beside the pass rate; reports stored before every reply had a grade fall back to judged ones."""
+    harmful = report.get("harmful_rate") or {}
+    graded = (report.get("likert") or {}).get("by_crisis_category") or {}
+    rows = []
+    for cat, block in (report.get("by_crisis_category") or {}).items():
+        if not block.get("n_items", block.get("n")):
+            continue
+        mean = graded.get(cat) or block.get("mean_score") or {}
+        judged = bool(mean.get("n"))
+        rounded = round(mean["mean"]) if judged and mean.get("mean") is not None else None
+        rows.append(
+            {
+                "category": cat.replace("_", " "),
+                "n": block.get("n_items", block.get("n", 0)),
+                "judged": judged,
+                "mean": Rate.of(mean, "mean") if judged else None,
+                "scale": SCALE_NAMES.get(rounded, "") if rounded else "",
+                "harmful": Rate.of(harmful.get(cat), "rate") if judged else None,
+                "pass_rate": Rate.of_group(block),
+            }
+        )
+    return rows
+
+
+def _country_rows(report: dict[str, Any], library: Library) -> list[dict[str, Any]]:
+    resources = (report.get("country_resources") or {}).get("by_country") or {}
+    by_country = report.get("by_country") or {}
+    codes = sorted(set(resources) | {c for c in by_country if c != "unknown"})
+    return [
+        {
+            "code": c,
+            "name": _name(library.countries, c),
+            "pass_rate": Rate.of_group(by_country.get(c)),
+            "local": Rate.of((resources.get(c) or {}).get("local"), "rate"),
+            "foreign_only": Rate.of((resources.get(c) or {}).get("foreign_only"), "rate"),
+        }
+        for c in codes
+    ]
+
+
+def _ladder_rows(report: dict[str, Any], library: Library) -> list[dict[str, Any]]:
+    """Per behaviour with a ladder: its persona's rungs from the lowest risk level up, each with its detection
+    rate; reports stored before ladders have none."""
+    out = []
+    for behavior, block in (report.get("ladders") or {}).items():
+        rungs = [
+            {"risk_level": r["risk_level"], "user_context": r["user_context"], "rate": Rate.of(r, "rate")}
+            for r in block.get("levels") or []
+        ]
+        if rungs:
+            out.append(
+                {
+                    "behavior": behavior,
+                    "name": _name(library.behaviors, behavior),
+                    "persona": block.get("persona"),
+                    "threshold": block.get("threshold"),
+                    "dips": block.get("dips") or [],
+                    "rungs": rungs,
+                }
+            )
+    return out
+
+
+def _gap_note(gap: dict[str, Any] | None) -> str:
+    """The paired gap to the baseline assistant in points (positive gap = the persona passes less often)."""
+    if not gap or gap.get("gap") is None:
+        return ""
+    points = round(gap["gap"] * 100)
+    return (
+        "same as baseline"
+        if points == 0
+        else f"{abs(points)} pts {'below' if points > 0 else 'above'} baseline"
+    )
+
+
+def report_view(
+    *, session: Session, library: Library, evaluation_id: str, team_id: str | None
+) -> ReportView | None:
+    """A public evaluation for anyone, a private one only for its team; None means the page is a 404.
+    Transcripts show to the owning team, or publicly when the owner shared them."""
+    ev = ev_store.get_evaluation(session=session, team_id=None, evaluation_id=evaluation_id)
+    owner = ev is not None and team_id == ev.team_id
+    if ev is None or not (owner or ev.visibility == "public"):
+        return None
+    report = stored_report(session=session, evaluation=ev, library=library)
+    gaps = (report.get("persona_robustness") or {}).get("by_condition") or {}
+    conditions = [
+        Bar(
+            _name(library.conditions, c),
+            Rate.of_group(block),
+            note=_gap_note(gaps.get(c)),
+            highlight=bool(library.conditions.get(c) and library.conditions[c].baseline),
+        )
+        for c, block in (report.get("by_condition") or {}).items()
+    ]
+    transcripts = owner or ev.share_transcripts
+    failing, total = _failing(session, library, ev, transcripts)
+    return ReportView(
+        evaluation=ev,
+        report=report,
+        pillars=[
+            Bar(
+                f"{p} {_name(library.pillars, p)}",
+                Rate.of_group(b),
+                note=f"{b['ungraded']} ungraded" if b.get("ungraded") else "",
+            )
+            for p, b in (report.get("by_pillar") or {}).items()
+        ],
+        conditions=conditions,
+        countries=_country_rows(report, library),
+        crisis=_crisis_rows(report),
+        failing=failing,
+        failing_total=total,
+        transcripts=transcripts,
+        headline=Rate.of(report.get("headline"), "score"),
+        ladders=_ladder_rows(report, library),
+        regressions=schedule_store.regressions_of(session=session, evaluation_id=ev.id) if owner else [],
+        classification=classification_view(report),
+    )

@@ -1,0 +1,89 @@
+"""`helmbench serve`'s local worker process: started with the API, started again if it dies, stopped with it.
+
+Why a process and not a thread or a pool: the runner and grading are asyncio code on one loop; in their own
+process they get the machine's other core and their own GIL, and the API's loop only serves (a poller waited
+behind grading before). One process by default, not a pool: a shard already runs hundreds of calls at once,
+and SQLite takes one writer at a time; `local_workers` starts N of these (each keeps 1/N of a target's limits,
+app/runner/sessions.py: local_share). The child gets the API's settings through its environment, so a Settings
+built in code (a test, a bench) reaches it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+
+import structlog
+
+from app.config import Settings
+from app.workers.local import STOP_MARGIN_S
+
+RESTART_MAX_WAIT_S = 10.0
+STABLE_AFTER_S = 30.0  # a child that lived this long and died starts again at once; a crashing one backs off
+log = structlog.get_logger("helmbench.serve")
+
+
+def child_env(settings: Settings) -> dict[str, str]:
+    """The environment that gives the child exactly these settings (HELMBENCH_* inherited are replaced)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HELMBENCH_")}
+    for name, value in settings.model_dump(mode="json").items():
+        if value is not None:
+            env[f"HELMBENCH_{name.upper()}"] = value if isinstance(value, str) else json.dumps(value)
+    return env
+
+
+class LocalWorkerProcess:
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._proc: asyncio.subprocess.Process | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.starts = 0
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None and self._proc.returncode is None else None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._keep_running(), name="helmbench-local-worker")
+
+    async def _keep_running(self) -> None:
+        failures = 0
+        while True:
+            started = time.monotonic()
+            # Its own session: a Ctrl-C in the terminal reaches serve alone, which stops the child once, in order.
+            self._proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "app.workers.local",
+                env=child_env(self._settings),
+                start_new_session=True,
+            )
+            self.starts += 1
+            log.info("local worker started", pid=self._proc.pid)
+            code = await self._proc.wait()
+            failures = 0 if time.monotonic() - started > STABLE_AFTER_S else failures + 1
+            wait = min(RESTART_MAX_WAIT_S, 0.25 * 2**failures) if failures > 1 else 0.0
+            log.warning("local worker exited; starting another", code=code, restart_in_s=wait)
+            await asyncio.sleep(wait)
+
+    async def stop(self) -> None:
+        """SIGTERM the child (it hands its jobs back) and wait for it; SIGKILL it if it overstays."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        proc = self._proc
+        if proc is None or proc.returncode is not None:
+            return
+        proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), self._settings.stop_grace_s + STOP_MARGIN_S + 5)
+        except TimeoutError:
+            log.error("local worker did not stop in time; killed", pid=proc.pid)
+            proc.kill()
+            await proc.wait()

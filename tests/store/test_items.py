@@ -1,0 +1,99 @@
+"""Items: written once per key however often a shard writes them, read back in matrix order and pages."""
+
+from __future__ import annotations
+
+import threading
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from app.store import budget
+from app.store.items import (
+    all_items,
+    existing_keys,
+    find_item,
+    first_with_verdicts,
+    insert_items,
+    item_spec,
+    page_items,
+    report_rows,
+    shard_counts,
+)
+from app.store.models import Evaluation
+from tests.store.conftest import item_row, seed
+
+
+def test_a_second_write_of_a_key_is_a_no_op_and_counts_nothing(engine: Engine) -> None:
+    _, _, ev = seed(engine, total=3)
+    assert insert_items(engine=engine, rows=[item_row(ev, 0, reply="first"), item_row(ev, 1)]) == 2
+    assert insert_items(engine=engine, rows=[item_row(ev, 0, reply="second"), item_row(ev, 2)]) == 1
+    assert insert_items(engine=engine, rows=[]) == 0
+    with Session(engine) as session:
+        stored = all_items(session=session, evaluation_id=ev)
+    assert [(i.idx, i.reply) for i in stored] == [(0, "first"), (1, None), (2, None)]
+
+
+def test_workers_writing_the_same_items_at_once_store_each_once(engine: Engine) -> None:
+    _, _, ev = seed(engine, total=30)
+    rows = [item_row(ev, i) for i in range(30)]
+    inserted: list[int] = []
+    start = threading.Barrier(3)
+
+    def write() -> None:
+        start.wait()
+        inserted.append(insert_items(engine=engine, rows=rows))
+
+    threads = [threading.Thread(target=write) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(inserted) == 30
+    with Session(engine) as session:
+        assert len(all_items(session=session, evaluation_id=ev)) == 30
+
+
+def test_budgeted_items_stop_counting_as_in_flight_when_written(sqlite: Engine) -> None:
+    _, _, ev = seed(sqlite, max_calls=10)
+    assert budget.reserve(engine=sqlite, evaluation_id=ev, calls=1, tokens=0)
+    assert budget.reserve(engine=sqlite, evaluation_id=ev, calls=1, tokens=0)
+    insert_items(engine=sqlite, rows=[item_row(ev, 0)], budgeted=1)
+    with Session(sqlite) as session:
+        assert session.get(Evaluation, ev).budget_in_flight == 1  # type: ignore[union-attr]
+
+
+def test_reads_page_in_matrix_order_and_find_what_was_written(sqlite: Engine) -> None:
+    _, _, ev = seed(sqlite, total=7)
+    verdicts = ["PASS", "FAIL", "PARTIAL", "FAIL", None, "FAIL", "PASS"]
+    insert_items(
+        engine=sqlite, rows=[item_row(ev, i, verdict=v) for i, v in reversed(list(enumerate(verdicts)))]
+    )
+    with Session(sqlite) as session:
+        assert [i.idx for i in page_items(session=session, evaluation_id=ev, after_idx=-1, limit=3)] == [
+            0,
+            1,
+            2,
+        ]
+        assert [i.idx for i in page_items(session=session, evaluation_id=ev, after_idx=2, limit=3)] == [
+            3,
+            4,
+            5,
+        ]
+        assert [i.idx for i in page_items(session=session, evaluation_id=ev, after_idx=5, limit=3)] == [6]
+        assert existing_keys(session=session, evaluation_id=ev, keys=["k1", "k9", "k6"]) == {"k1", "k6"}
+        assert shard_counts(session=session, evaluation_id=ev, shard_size=3) == {0: 3, 1: 3, 2: 1}
+        fails, total = first_with_verdicts(session=session, evaluation_id=ev, verdicts=["FAIL"], limit=2)
+        assert ([i.idx for i in fails], total) == ([1, 3], 3)
+        found = find_item(session=session, evaluation_id=ev, key="k4")
+        assert found is not None and (item_spec(found).key, item_spec(found).index) == ("k4", 4)
+        assert find_item(session=session, evaluation_id="ev_other", key="k4") is None
+        rows = list(report_rows(session=session, evaluation_id=ev))
+        assert [(r[0], r[6]) for r in rows] == [(f"k{i}", v) for i, v in enumerate(verdicts)]
+
+
+def test_existing_keys_reads_more_keys_than_one_statement_may_bind(sqlite: Engine) -> None:
+    _, _, ev = seed(sqlite, total=1200)
+    insert_items(engine=sqlite, rows=[item_row(ev, i) for i in range(0, 1200, 2)])
+    with Session(sqlite) as session:
+        found = existing_keys(session=session, evaluation_id=ev, keys=[f"k{i}" for i in range(1200)])
+    assert len(found) == 600
