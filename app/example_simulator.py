@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 
 from app.conversations.simulator import STOP_TOKEN, read_card
+from app.toy_openai import toy_chat_app
 
 TOY_MODEL = "helmbench-toy-simulator"
 _REMINDER = re.compile(r"\n*\[Reminder:.*?turn (\d+) of at most (\d+).*?\]", re.DOTALL)
@@ -123,28 +123,10 @@ def play(card: dict[str, Any], messages: list[dict[str, Any]], never_stop: bool 
 
 def create_example_simulator(never_stop: bool = False) -> FastAPI:
     """The toy simulator app; `never_stop` keeps every conversation going to the turn cap (for benchmarks)."""
-    app = FastAPI(title="HELMbench toy simulator (rule-based, not a model)")
 
-    @app.get("/v1/models")
-    def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": TOY_MODEL, "object": "model", "owned_by": "helmbench-toy"}]}
-
-    @app.post("/v1/chat/completions")
-    async def chat(request: Request) -> dict[str, Any]:
-        body = await request.json()
-        messages = body.get("messages") or []
+    def answer(messages: list[dict[str, Any]]) -> str:
         system = next((m.get("content", "") for m in messages if m.get("role") == "system"), "")
         card = read_card(system)
-        content = play(card, messages, never_stop) if card else "I don't know who I am supposed to be."
-        return {
-            "id": f"toysim-{time.time_ns()}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", TOY_MODEL),
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
-            ],
-            "usage": {"prompt_tokens": 0, "completion_tokens": len(content.split()), "total_tokens": 0},
-        }
+        return play(card, messages, never_stop) if card else "I don't know who I am supposed to be."
 
-    return app
+    return toy_chat_app("HELMbench toy simulator (rule-based, not a model)", TOY_MODEL, answer)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 
 from app.benchmark.loader import load_library
+from app.toy_openai import toy_chat_app
 
 TOY_MODEL = "helmbench-toy-bot"
 _RISK = re.compile(
@@ -34,7 +34,6 @@ def _tags_in(prompt: str) -> list[str]:
 
 def create_example_target() -> FastAPI:
     countries = {c.name: c for c in load_library().countries.values()}
-    app = FastAPI(title="HELMbench toy target (rule-based, not a model)")
 
     def crisis_line(system: str) -> str:
         match = _COUNTRY.search(system)
@@ -65,23 +64,4 @@ def create_example_target() -> FastAPI:
         chosen = [escalation] if risky and escalation else [t for t in ("TASK", "CHIT_CHAT") if t in tags][:1]
         return json.dumps({"response": text, "tags": chosen or tags[:1]})
 
-    @app.get("/v1/models")
-    def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": TOY_MODEL, "object": "model", "owned_by": "helmbench-toy"}]}
-
-    @app.post("/v1/chat/completions")
-    async def chat(request: Request) -> dict[str, Any]:
-        body = await request.json()
-        content = answer(body.get("messages") or [])
-        return {
-            "id": f"toy-{time.time_ns()}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", TOY_MODEL),
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
-            ],
-            "usage": {"prompt_tokens": 0, "completion_tokens": len(content.split()), "total_tokens": 0},
-        }
-
-    return app
+    return toy_chat_app("HELMbench toy target (rule-based, not a model)", TOY_MODEL, answer)

@@ -12,30 +12,22 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field, StringConstraints, model_validator
 
 from app.benchmark.schema import Condition, Slug, Strict, UserContext
 
-OBSERVATIONS = (
+Observation = Literal[
     "escalated",
     "gave_local_resource",
     "asked_about_safety",
     "refused",
     "complied_with_risky_task",
     "stayed_in_persona",
-)
-Branch = Literal[
-    "escalated",
-    "gave_local_resource",
-    "asked_about_safety",
-    "refused",
-    "complied_with_risky_task",
-    "stayed_in_persona",
-    "none",
-    "otherwise",
 ]
+OBSERVATIONS: tuple[str, ...] = get_args(Observation)
+Branch = Literal[Observation, "none", "otherwise"]
 Theme = Literal[
     "retraction",
     "resource_pushback",

@@ -136,6 +136,17 @@ def mark_running(*, session: Session, batch_id: str) -> bool:
     return True
 
 
+def _ungraded(batch_id: str, after_line: int, up_to_line: int) -> tuple[ColumnElement[bool], ...]:
+    """Valid lines in (after_line, up_to_line] that still wait for their grade."""
+    return (
+        col(GradeBatchLine.batch_id) == batch_id,
+        col(GradeBatchLine.line) > after_line,
+        col(GradeBatchLine.line) <= up_to_line,
+        col(GradeBatchLine.result).is_(None),
+        col(GradeBatchLine.error).is_(None),
+    )
+
+
 def ungraded_lines(
     *, session: Session, batch_id: str, after_line: int, up_to_line: int, limit: int
 ) -> list[tuple[int, str]]:
@@ -144,13 +155,7 @@ def ungraded_lines(
     along; the text, not a dict, as the grader's validator parses JSON itself)."""
     stmt = (
         select(GradeBatchLine.line, cast(col(GradeBatchLine.transcript), Text))
-        .where(
-            GradeBatchLine.batch_id == batch_id,
-            col(GradeBatchLine.line) > after_line,
-            col(GradeBatchLine.line) <= up_to_line,
-            col(GradeBatchLine.result).is_(None),
-            col(GradeBatchLine.error).is_(None),
-        )
+        .where(*_ungraded(batch_id, after_line, up_to_line))
         .order_by(col(GradeBatchLine.line))
         .limit(limit)
     )
@@ -159,17 +164,7 @@ def ungraded_lines(
 
 def has_ungraded(*, session: Session, batch_id: str, after_line: int, up_to_line: int) -> bool:
     """Whether any valid line in (after_line, up_to_line] still waits for its grade."""
-    stmt = (
-        select(GradeBatchLine.line)
-        .where(
-            GradeBatchLine.batch_id == batch_id,
-            col(GradeBatchLine.line) > after_line,
-            col(GradeBatchLine.line) <= up_to_line,
-            col(GradeBatchLine.result).is_(None),
-            col(GradeBatchLine.error).is_(None),
-        )
-        .limit(1)
-    )
+    stmt = select(GradeBatchLine.line).where(*_ungraded(batch_id, after_line, up_to_line)).limit(1)
     return session.exec(stmt).first() is not None
 
 

@@ -15,6 +15,7 @@ from app.cli.client import Api, local_compare
 from app.cli.main import app
 from app.config import Settings
 from app.main import create_app
+from tests.real_library import real_library_settings
 from tests.webhooks.live_server import free_port, serving, slow_target
 
 WIDE = {"COLUMNS": "160"}
@@ -138,16 +139,11 @@ def test_submit_with_a_call_budget_and_watch_it_stop(server: tuple[str, str, str
 
 def test_submit_a_simulated_run_against_the_toy_simulator_and_watch_it_finish(tmp_path: Path) -> None:
     """Real servers on loopback: the app (real library), the toy bot and the toy simulator that plays the cards."""
-    from app.benchmark.loader import DEFAULT_DATA_DIR
     from app.example_simulator import create_example_simulator
     from app.example_target import create_example_target
 
-    settings = Settings(
-        var_dir=tmp_path / "var",
-        data_dir=DEFAULT_DATA_DIR,
-        target_allowlist="127.0.0.0/8",
-        database_url=None,
-        redis_url=None,
+    settings = real_library_settings(
+        tmp_path / "var",
         events_poll_s=0.05,
     )
     with (

@@ -17,28 +17,14 @@ import pytest
 import respx
 from fastapi.testclient import TestClient
 
-from app.benchmark.loader import DEFAULT_DATA_DIR
-from app.config import Settings
 from app.main import create_app
 from tests.conversations.bots import CONVERSATION_BOTS, conversation_bot
+from tests.real_library import all_results, real_library_settings
 from tests.scoring.bots import serve
 from tests.waits import settled
 
 BASE = "http://127.0.0.1:9931"
 pytestmark = pytest.mark.timeout(600)
-
-
-def _results(client: TestClient, evaluation_id: str) -> list[dict[str, Any]]:
-    items, cursor = [], None
-    while True:
-        page = client.get(
-            f"/v1/evaluations/{evaluation_id}/results",
-            params={"limit": 100, **({"cursor": cursor} if cursor else {})},
-        ).json()
-        items += page["items"]
-        cursor = page["next_cursor"]
-        if cursor is None:
-            return items
 
 
 @dataclass(frozen=True)
@@ -53,13 +39,8 @@ def runs(
 ) -> Iterator[dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]]:
     """Each bot's report and results on the conversations suite."""
     var = Path(tmp_path_factory.mktemp("convo-bots")) / "var"
-    settings = Settings(
-        var_dir=var,
-        data_dir=DEFAULT_DATA_DIR,
-        target_allowlist="127.0.0.0/8",
-        database_url=None,
-        redis_url=None,
-        max_retries=0,
+    settings = real_library_settings(
+        var,
         max_active_evaluations=len(CONVERSATION_BOTS),
     )
     with (
@@ -91,7 +72,7 @@ def runs(
             report = client.get(f"/v1/evaluations/{evaluation_id}/report").json()
             page = client.get(f"/evaluations/{evaluation_id}")
             assert page.status_code == 200, page.text
-            out[name] = (report, _results(client, evaluation_id), page.text)
+            out[name] = (report, all_results(client, evaluation_id), page.text)
         assert client.app.state.board_cache.catch_up()  # type: ignore[attr-defined]  # rendered in the background
         board = client.get("/v1/leaderboard", headers={"Authorization": ""}).json()["entries"]
         own = client.get("/v1/leaderboard", params={"suite": "conversations"}, headers={"Authorization": ""})

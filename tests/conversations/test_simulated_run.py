@@ -21,13 +21,12 @@ import respx
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.benchmark.loader import DEFAULT_DATA_DIR
-from app.config import Settings
 from app.conversations.simulator import read_card
 from app.example_simulator import play
 from app.main import create_app
 from app.store.models import Evaluation
 from tests.conversations.bots import conversation_bot
+from tests.real_library import all_results, real_library_settings
 from tests.scoring.bots import serve
 from tests.waits import settled
 
@@ -70,19 +69,6 @@ def bad_simulator(request: httpx.Request) -> httpx.Response:
     return _chat(play(card, messages))
 
 
-def _results(client: TestClient, evaluation_id: str) -> list[dict[str, Any]]:
-    items, cursor = [], None
-    while True:
-        page = client.get(
-            f"/v1/evaluations/{evaluation_id}/results",
-            params={"limit": 100, **({"cursor": cursor} if cursor else {})},
-        ).json()
-        items += page["items"]
-        cursor = page["next_cursor"]
-        if cursor is None:
-            return items
-
-
 def _wait(client: TestClient, evaluation_id: str) -> dict[str, Any]:
     return settled(client, evaluation_id, timeout=300, every=0.2)
 
@@ -90,13 +76,8 @@ def _wait(client: TestClient, evaluation_id: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     var = Path(tmp_path_factory.mktemp("simulated")) / "var"
-    settings = Settings(
-        var_dir=var,
-        data_dir=DEFAULT_DATA_DIR,
-        target_allowlist="127.0.0.0/8",
-        database_url=None,
-        redis_url=None,
-        max_retries=0,
+    settings = real_library_settings(
+        var,
         max_active_evaluations=4,
     )
     with (
@@ -137,7 +118,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         for name in ("toy", "bad", "careless"):
             evaluation = _wait(client, out[name])
             report = client.get(f"/v1/evaluations/{out[name]}/report").json()
-            out[name] = (evaluation, report, _results(client, out[name]))
+            out[name] = (evaluation, report, all_results(client, out[name]))
         assert client.app.state.board_cache.catch_up()  # type: ignore[attr-defined]  # rendered in the background
         out["board"] = client.get("/v1/leaderboard", headers={"Authorization": ""}).json()["entries"]
         own = client.get("/v1/leaderboard", params={"suite": "simulated"}, headers={"Authorization": ""})

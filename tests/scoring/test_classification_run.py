@@ -20,9 +20,9 @@ import respx
 from fastapi.testclient import TestClient
 
 from app.benchmark.classification import classification_cells
-from app.benchmark.loader import DEFAULT_DATA_DIR, load_library
-from app.config import Settings
+from app.benchmark.loader import load_library
 from app.main import create_app
+from tests.real_library import real_library_settings
 from tests.scoring.bots import serve
 from tests.scoring.classifier_bot import label_reply
 from tests.waits import settled
@@ -50,13 +50,8 @@ class Run:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     var = Path(tmp_path_factory.mktemp("classify")) / "var"
-    settings = Settings(
-        var_dir=var,
-        data_dir=DEFAULT_DATA_DIR,
-        target_allowlist="127.0.0.0/8",
-        database_url=None,
-        redis_url=None,
-        max_retries=0,
+    settings = real_library_settings(
+        var,
         shard_size=300,
     )
     sent: list[dict[str, Any]] = []

@@ -20,9 +20,8 @@ import pytest
 import respx
 from fastapi.testclient import TestClient
 
-from app.benchmark.loader import DEFAULT_DATA_DIR
-from app.config import Settings
 from app.main import create_app
+from tests.real_library import real_library_settings
 from tests.scoring.bots import BOT_NAMES, DEFECTS, Bot, serve
 from tests.waits import settled
 
@@ -50,13 +49,8 @@ class Runs:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
     """Runs every bot on both suites; yields their reports and the public leaderboard."""
     var = Path(tmp_path_factory.mktemp("bots")) / "var"
-    settings = Settings(
-        var_dir=var,
-        data_dir=DEFAULT_DATA_DIR,
-        target_allowlist="127.0.0.0/8",
-        database_url=None,
-        redis_url=None,
-        max_retries=0,
+    settings = real_library_settings(
+        var,
         worker_max_jobs=1,
         max_active_evaluations=2 * len(BOT_NAMES),
         shard_size=20_000,
