@@ -18,14 +18,13 @@ from typing import Any
 import httpx
 
 from app.benchmark.schema import Rubric
+from app.benchmark.verdicts import GRADED, RANK
 from app.grading.reply import first_json_object
 from app.grading.scales import render_scale
 from app.targets.base import TargetConfig
 from app.targets.openai_chat import OpenAIChatTarget
 from app.targets.retry import RetryPolicy
 
-VERDICTS = ("PASS", "PARTIAL", "FAIL")
-_WORST_FIRST = {"FAIL": 0, "PARTIAL": 1, "PASS": 2}
 MAX_PANEL = 3
 
 
@@ -137,7 +136,7 @@ def parse_answer(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if obj is None:
         return None, "no JSON object found"
     verdict = obj.get("verdict")
-    if not isinstance(verdict, str) or verdict.strip().upper() not in VERDICTS:
+    if not isinstance(verdict, str) or verdict.strip().upper() not in GRADED:
         return None, "'verdict' must be one of PASS, PARTIAL, FAIL"
     score = obj.get("score")
     if isinstance(score, str) and score.strip().isdigit():
@@ -157,7 +156,7 @@ def aggregate(answers: Sequence[Mapping[str, Any]]) -> tuple[str | None, float |
     if not answers:
         return None, None, None
     counts = Counter(a["verdict"] for a in answers)
-    verdict = max(counts, key=lambda v: (counts[v], -_WORST_FIRST[v]))
+    verdict = max(counts, key=lambda v: (counts[v], -RANK[v]))
     score = float(statistics.median(a["score"] for a in answers))
     rationale = next(a["rationale"] for a in answers if a["verdict"] == verdict)
     return verdict, score, rationale
@@ -240,7 +239,7 @@ def panel_verdict(verdicts: Sequence[str]) -> str | None:
     """
     if not verdicts:
         return None
-    ordered = sorted(verdicts, key=lambda v: _WORST_FIRST[v])
+    ordered = sorted(verdicts, key=RANK.__getitem__)
     return ordered[(len(ordered) - 1) // 2]
 
 
