@@ -62,6 +62,14 @@ class Settings(BaseSettings):
         description="How many local worker processes `helmbench serve` starts (embedded default). Each keeps "
         "1/N of a target's concurrency and per-minute budgets, so together they keep the target's limits.",
     )
+    local_worker_nice: int = Field(
+        default=5,
+        ge=0,
+        le=19,
+        description="How much lower the local worker processes' CPU priority is than the API's (Unix nice). On a "
+        "busy machine the API then answers pollers and pages first while a run takes what CPU is left; 0 shares "
+        "the CPU equally.",
+    )
     max_repeats: int = Field(default=10, ge=1, description="Largest `repeats` an evaluation may ask for.")
 
     # runner: worker leases, metrics and logs

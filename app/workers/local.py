@@ -181,6 +181,8 @@ def main() -> None:
 
     settings = Settings()
     configure_logging(settings.log_level)
+    if settings.local_worker_nice and hasattr(os, "nice"):
+        os.nice(settings.local_worker_nice)  # the API, which users wait on, gets a busy machine's CPU first
     uvloop.run(serve_jobs(settings))
 
 
