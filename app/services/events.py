@@ -64,8 +64,10 @@ def _read(engine: Engine, evaluation_id: str) -> Tally | None:
 
 
 def parse_last_event_id(raw: str | None) -> int | None:
-    """Our ids are non-negative integers; anything else starts the stream afresh."""
-    return int(raw) if raw is not None and raw.strip().isdigit() else None
+    """Our ids are non-negative integers in ASCII digits; anything else starts the stream afresh (a header is
+    read as Latin-1, and `isdigit` accepts a superscript "²" that `int` refuses)."""
+    text = raw.strip() if raw is not None else ""
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 async def progress_events(
