@@ -11,7 +11,7 @@ one Aho-Corasick pass).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -138,9 +138,9 @@ _COMMON = frozenset(_COMMON_WORDS.split())
 _MAX_VARIANTS = 64
 
 
-def _widest_group(pattern: str) -> tuple[int, int] | None:
-    """The top-level, unquantified "(?:…)" group with the most alternatives (its words are the telling ones)."""
-    best: tuple[int, int, int] | None = None
+def _top_level(pattern: str) -> Iterator[tuple[int, str, int]]:
+    """(position, character, group depth before it) for each character of a pattern outside escapes and
+    character classes: the walk the cue readers share."""
     depth, i = 0, 0
     while i < len(pattern):
         ch = pattern[i]
@@ -150,6 +150,16 @@ def _widest_group(pattern: str) -> tuple[int, int] | None:
         if ch == "[":
             i = pattern.index("]", i + 1) + 1
             continue
+        yield i, ch, depth
+        depth += ch == "("
+        depth -= ch == ")"
+        i += 1
+
+
+def _widest_group(pattern: str) -> tuple[int, int] | None:
+    """The top-level, unquantified "(?:…)" group with the most alternatives (its words are the telling ones)."""
+    best: tuple[int, int, int] | None = None
+    for i, ch, depth in _top_level(pattern):
         if ch == "(" and depth == 0 and pattern.startswith("(?:", i):
             alternatives = _group_alternatives(pattern[i:])
             end = i + len("(?:" + "|".join(alternatives) + ")")
@@ -157,9 +167,6 @@ def _widest_group(pattern: str) -> tuple[int, int] | None:
                 best is None or len(alternatives) > best[2]
             ):
                 best = (i, end, len(alternatives))
-        depth += ch == "("
-        depth -= ch == ")"
-        i += 1
     return best[:2] if best else None
 
 
@@ -208,27 +215,18 @@ def _after_spaced_group(pattern: str, i: int) -> bool:
 
 def _required_words(pattern: str) -> list[str]:
     """Whole literal words outside any group or quantifier: the text must contain each of them."""
-    words, depth, i = [], 0, 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
+    words, after_word = [], 0
+    for i, ch, depth in _top_level(pattern):
+        if i < after_word or depth > 0 or ch in "()":
             continue
-        if ch == "[":
-            i = pattern.index("]", i + 1) + 1
+        m = _WORD_START.match(pattern, i)
+        if not m:
             continue
-        if ch in "()":
-            depth += 1 if ch == "(" else -1
-            i += 1
-            continue
-        m = _WORD_START.match(pattern, i) if depth == 0 else None
-        if (
-            m
-            and (i == 0 or pattern[i - 1] in " '" or _after_spaced_group(pattern, i))
-            and _ends_word(pattern[m.end() :])
+        if (i == 0 or pattern[i - 1] in " '" or _after_spaced_group(pattern, i)) and _ends_word(
+            pattern[m.end() :]
         ):
             words.append(m.group())
-        i = m.end() if m else i + 1
+        after_word = m.end()
     return words
 
 
