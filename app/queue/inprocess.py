@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import structlog
 
 from app.queue.base import ShardState, grade_batch_job_id, shard_job_id
+from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
 from app.runner.runtime import Runtime
 from app.runner.shard import ShardInterrupted, run_shard
@@ -108,12 +108,5 @@ class InProcessQueue:
         What is not written stays pending in the database; the next start runs it.
         """
         self._deps.stopping.set()
-        tasks = list(self._tasks.values())
-        if tasks:
-            await asyncio.wait(tasks, timeout=self._deps.settings.stop_grace_s + STOP_MARGIN_S)
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await drain(list(self._tasks.values()), self._deps.settings.stop_grace_s + STOP_MARGIN_S)
         await self._deps.targets.aclose()

@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 
 from app.store.models import WHOLE, BoardFigures, BoardStamp, Evaluation, EvaluationItem, utcnow
 from app.store.outbox import STALLED_EVENT, queue_settled_webhooks, queue_webhooks
+from app.store.paging import newest_first
 from app.store.statuses import ACTIVE, TERMINAL
 
 
@@ -35,14 +36,7 @@ def list_evaluations(
 ) -> list[Evaluation]:
     """Newest first, after the (created_at, id) of the last row seen (paging.NEWEST_FIRST reads it)."""
     stmt = select(Evaluation).where(Evaluation.team_id == team_id)
-    if after:
-        created_at, ident = after
-        stmt = stmt.where(
-            (col(Evaluation.created_at) < created_at)
-            | ((col(Evaluation.created_at) == created_at) & (col(Evaluation.id) < ident))
-        )
-    stmt = stmt.order_by(col(Evaluation.created_at).desc(), col(Evaluation.id).desc()).limit(limit)
-    return list(session.exec(stmt))
+    return list(session.exec(newest_first(stmt, Evaluation, after, limit)))
 
 
 def mark_running(*, session: Session, evaluation_id: str) -> bool:

@@ -12,7 +12,10 @@ import binascii
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
+
+from sqlmodel import col
+from sqlmodel.sql.expression import SelectOfScalar
 
 from app.errors import Invalid
 
@@ -83,3 +86,16 @@ def _read_stamp(text: str) -> tuple[datetime, str]:
 
 # Newest first by (created_at, id): evaluations and regressions.
 NEWEST_FIRST: Cursor[tuple[datetime, str], Stamped] = Cursor(write=_write_stamp, read=_read_stamp)
+
+
+def newest_first(
+    stmt: SelectOfScalar[RowT], model: Any, after: tuple[datetime, str] | None, limit: int
+) -> SelectOfScalar[RowT]:
+    """`stmt` ordered newest first by (created_at, id), from after the key `NEWEST_FIRST` read, `limit` rows."""
+    if after:
+        created_at, ident = after
+        stmt = stmt.where(
+            (col(model.created_at) < created_at)
+            | ((col(model.created_at) == created_at) & (col(model.id) < ident))
+        )
+    return stmt.order_by(col(model.created_at).desc(), col(model.id).desc()).limit(limit)

@@ -10,6 +10,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.store.models import Evaluation, Regression, Schedule
+from app.store.paging import newest_first
 
 
 def get_schedule(*, session: Session, team_id: str | None, schedule_id: str) -> Schedule | None:
@@ -121,11 +122,4 @@ def list_regressions(
 ) -> list[Regression]:
     """Newest first, after the (created_at, id) of the last row seen (paging.NEWEST_FIRST reads it)."""
     stmt = select(Regression).where(Regression.team_id == team_id)
-    if after:
-        created_at, ident = after
-        stmt = stmt.where(
-            (col(Regression.created_at) < created_at)
-            | ((col(Regression.created_at) == created_at) & (col(Regression.id) < ident))
-        )
-    stmt = stmt.order_by(col(Regression.created_at).desc(), col(Regression.id).desc()).limit(limit)
-    return list(session.exec(stmt))
+    return list(session.exec(newest_first(stmt, Regression, after, limit)))

@@ -23,6 +23,7 @@ import structlog
 from app.config import Settings
 from app.queue.base import renew_every_s
 from app.queue.database import SHARD
+from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
 from app.runner.reconcile import holder_id
 from app.runner.runtime import Runtime, build_runtime, freeze_startup_heap
@@ -89,14 +90,7 @@ class LocalWorker:
         await self._drain()
 
     async def _drain(self) -> None:
-        tasks = list(self.tasks.values())
-        if tasks:
-            await asyncio.wait(tasks, timeout=self.deps.settings.stop_grace_s + STOP_MARGIN_S)
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await drain(list(self.tasks.values()), self.deps.settings.stop_grace_s + STOP_MARGIN_S)
 
     async def _run(self, job: Claimed) -> None:
         """Run one job under its lease; finished: its row goes; handed back or failed: claimable again."""
