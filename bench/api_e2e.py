@@ -12,8 +12,8 @@ own process or hands them to a local worker is its business: the figures are wha
 
 With --workers N [N ...], the scale-out deployment instead, once per N: `helmbench serve` (no local worker) and N
 `helmbench worker` processes on Redis (--redis-url, else a redis-server of the run's own; a queue name of the
-run's own) and a fresh PostgreSQL database (created on --postgres-url's server, dropped after). Each run also
-prints the workers' CPU ms per call, and the end the ratio of each N's calls/s to the first N's.
+run's own) and a fresh PostgreSQL database (created on --postgres-url's server, dropped after), timed once every
+worker has logged that it takes jobs. At the end, each N's calls/s over the first N's.
 
 Calls per second are the mock's own count of chat requests (GET /stats) over the time from POST to the settled
 status; ideal is C / 200 ms. With --pollers N, N public clients each GET the leaderboard and the catalogue once a
