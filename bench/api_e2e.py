@@ -2,11 +2,18 @@
 
     python -m bench.api_e2e                          # C=64 and C=256, then C=64 under 100 public pollers
     python -m bench.api_e2e --concurrency 64 --pollers 0 --mock-url http://127.0.0.1:PORT
+    python -m bench.api_e2e --concurrency 256 --pollers 0 --skip-inspect --workers 1 2 \
+        --redis-url redis://127.0.0.1:6379/10 --postgres-url postgresql://postgres@127.0.0.1:5432/test
 
 Only the API is used: `helmbench serve` on the embedded default (SQLite under a temp var dir), a target with
 `max_concurrency = C` registered with POST /v1/targets, an evaluation of suite `full` started with POST
 /v1/evaluations and followed with GET /v1/evaluations/{id} until it settles. Whether the server runs shards in its
 own process or hands them to a local worker is its business: the figures are what a user gets either way.
+
+With --workers N [N ...], the scale-out deployment instead, once per N: `helmbench serve` (no local worker) and N
+`helmbench worker` processes on Redis (--redis-url, else a redis-server of the run's own; a queue name of the
+run's own) and a fresh PostgreSQL database (created on --postgres-url's server, dropped after), timed once every
+worker has logged that it takes jobs. At the end, each N's calls/s over the first N's.
 
 Calls per second are the mock's own count of chat requests (GET /stats) over the time from POST to the settled
 status; ideal is C / 200 ms. With --pollers N, N public clients each GET the leaderboard and the catalogue once a
@@ -30,8 +37,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +47,7 @@ import aiohttp
 import httpx
 
 from app.store.evaluations import TERMINAL
+from bench import deployment
 from bench.board import cpu_seconds
 from bench.mockproc import mock_process
 from bench.poll import HELMBENCH, summary
@@ -46,6 +55,10 @@ from bench.ports import free_port, wait_http
 
 LATENCY = 0.2
 POLLED = ("/v1/leaderboard", "/v1/benchmark")
+# What the bench needs of a server besides its deployment: the loopback mock admitted, and its own status polls
+# not what is measured.
+BENCH_SETTINGS = {"HELMBENCH_TARGET_ALLOWLIST": "127.0.0.0/8,localhost", "HELMBENCH_RATE_PER_MINUTE": "0"}
+CpuClock = Callable[[], tuple[float, float]]
 
 
 def note(text: str) -> None:
@@ -60,11 +73,10 @@ def serve(var: Path) -> Iterator[tuple[str, int]]:
     env = {
         **os.environ,
         "HELMBENCH_VAR_DIR": str(var),
-        "HELMBENCH_TARGET_ALLOWLIST": "127.0.0.0/8,localhost",
         "HELMBENCH_DATABASE_URL": "",
         "HELMBENCH_REDIS_URL": "",
         "HELMBENCH_LOG_LEVEL": "warning",
-        "HELMBENCH_RATE_PER_MINUTE": "0",  # the bench's own status polls are not what is measured
+        **BENCH_SETTINGS,
     }
     log = (var / "serve.log").open("wb")
     server = subprocess.Popen(
@@ -88,24 +100,28 @@ def serve(var: Path) -> Iterator[tuple[str, int]]:
         log.close()
 
 
-def server_cpu_s(pid: int) -> tuple[float, float]:
-    """CPU seconds used so far by the API process and by its children (the local workers): what calls cost,
-    readable on a loaded machine where wall-clock rates say more about the neighbours."""
+def server_cpu_s(pid: int, workers: Sequence[int] = ()) -> tuple[float, float]:
+    """CPU seconds used so far by the API process and by the workers (its children, the local workers, and
+    `workers`): what calls cost, readable on a loaded machine where wall-clock rates say more about the
+    neighbours."""
     path = Path(f"/proc/{pid}/task/{pid}/children")
     kids = [int(k) for k in path.read_text().split()] if path.exists() else []
-    workers = 0.0
-    for kid in kids:
+    used = 0.0
+    for kid in [*kids, *workers]:
         with suppress(FileNotFoundError):
-            workers += cpu_seconds(kid)
-    return cpu_seconds(pid), workers
+            used += cpu_seconds(kid)
+    return cpu_seconds(pid), used
 
 
 def mock_calls(mock: str) -> int:
     return int(httpx.get(f"{mock}/stats", timeout=10).json().get("requests", 0))
 
 
-def run_full_suite(api: httpx.Client, mock: str, concurrency: int, pid: int) -> dict[str, Any]:
-    """One full-suite evaluation at this concurrency, from POST to its settled status; `pid`: the server's."""
+def run_full_suite(
+    api: httpx.Client, mock: str, concurrency: int, cpu: CpuClock, suite: str = "full"
+) -> dict[str, Any]:
+    """One evaluation of the suite at this concurrency, from POST to its settled status; `cpu`: the API's and
+    the workers' CPU seconds so far."""
     target = api.post(
         "/v1/targets",
         json={
@@ -117,9 +133,9 @@ def run_full_suite(api: httpx.Client, mock: str, concurrency: int, pid: int) -> 
     )
     target.raise_for_status()
     calls_before = mock_calls(mock)
-    cpu_before = server_cpu_s(pid)
+    cpu_before = cpu()
     started = time.perf_counter()
-    created = api.post("/v1/evaluations", json={"target_id": target.json()["id"], "suite": "full"})
+    created = api.post("/v1/evaluations", json={"target_id": target.json()["id"], "suite": suite})
     created.raise_for_status()
     evaluation_id = created.json()["id"]
     while (body := api.get(f"/v1/evaluations/{evaluation_id}").json())["status"] not in TERMINAL:
@@ -128,9 +144,7 @@ def run_full_suite(api: httpx.Client, mock: str, concurrency: int, pid: int) -> 
         time.sleep(0.25)
     seconds = time.perf_counter() - started
     calls = mock_calls(mock) - calls_before
-    api_cpu, workers_cpu = (
-        after - before for after, before in zip(server_cpu_s(pid), cpu_before, strict=True)
-    )
+    api_cpu, workers_cpu = (after - before for after, before in zip(cpu(), cpu_before, strict=True))
     ideal = concurrency / LATENCY
     return {
         "concurrency": concurrency,
@@ -180,7 +194,7 @@ async def poller(
 
 
 async def run_with_pollers(
-    base: str, pid: int, api: httpx.Client, mock: str, concurrency: int, pollers: int
+    base: str, cpu: CpuClock, api: httpx.Client, mock: str, concurrency: int, pollers: int, suite: str
 ) -> dict[str, Any]:
     """The full suite at this concurrency while `pollers` public clients poll; their latencies and the run's."""
     samples: dict[str, list[float]] = {p: [] for p in POLLED}
@@ -189,7 +203,7 @@ async def run_with_pollers(
     clients = [asyncio.create_task(poller(base, n, stop, samples, codes)) for n in range(pollers)]
     await asyncio.sleep(2.0)  # every poller has started and holds its connection
     try:
-        run = await asyncio.to_thread(run_full_suite, api, mock, concurrency, pid)
+        run = await asyncio.to_thread(run_full_suite, api, mock, concurrency, cpu, suite)
     finally:
         stop.set()
         await asyncio.gather(*clients)
@@ -230,6 +244,91 @@ def load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
+def measure(
+    base: str, key: str, mock: str, cpu: CpuClock, args: argparse.Namespace, label: str = "", **extra: Any
+) -> dict[str, Any]:
+    """Every run one server gets: the suite at each concurrency (each beside inspect-ai unless skipped), then
+    the polled run; `label` and `extra` name the deployment in each run's line."""
+    results: dict[str, Any] = {}
+
+    def record(name: str, run: dict[str, Any]) -> dict[str, Any]:
+        results[name] = run = {**extra, **run}
+        print(json.dumps({"run": name, **run}), flush=True)
+        return run
+
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60) as api:
+        for c in args.concurrency:
+            note(f"{args.suite} suite through the API at C={c}{label} (load {load()[0]})")
+            r = record(
+                f"helmbench C={c}{label}", {**run_full_suite(api, mock, c, cpu, args.suite), "load": load()}
+            )
+            note(
+                f"{r['calls']} calls in {r['seconds']} s: {r['calls_per_s']} calls/s ({r['pct_ideal']}% of ideal), "
+                f"CPU ms/call API {r['api_cpu_ms_per_call']} workers {r['workers_cpu_ms_per_call']}, load {r['load']}"
+            )
+            if not args.skip_inspect:
+                note(f"inspect-ai on the same mock, {r['calls']} calls at C={c}")
+                record(f"inspect C={c}{label}", {**inspect_same_mock(mock, r["calls"], c), "load": load()})
+        if args.pollers:
+            c = args.poll_concurrency
+            quiet = results.get(f"helmbench C={c}{label}")
+            if quiet is None:
+                quiet = results[f"helmbench C={c}{label}"] = {
+                    **extra,
+                    **run_full_suite(api, mock, c, cpu, args.suite),
+                    "load": load(),
+                }
+            note(f"{args.suite} suite at C={c}{label} under {args.pollers} public pollers (load {load()[0]})")
+            polled = asyncio.run(run_with_pollers(base, cpu, api, mock, c, args.pollers, args.suite))
+            polled["load"] = load()
+            polled["calls_per_s_vs_quiet"] = round(polled["calls_per_s"] / quiet["calls_per_s"], 3)
+            results[f"helmbench C={c}{label} + {args.pollers} pollers"] = {**extra, **polled}
+            print(json.dumps({"run": f"helmbench C={c}{label} + pollers", **extra, **polled}), flush=True)
+    return results
+
+
+def workers_label(n: int) -> str:
+    return f", {n} worker{'s' if n > 1 else ''}"
+
+
+def scaled_out(mock: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The runs once per worker count, each on a deployment of its own (fresh database, queue, processes), and
+    each count's calls/s over the first count's."""
+    results: dict[str, Any] = {}
+    for n in args.workers:
+        with tempfile.TemporaryDirectory(prefix=f"helmbench-api-e2e-{n}w-") as tmp:
+            root = Path(tmp)
+            env = deployment.environment(root) | BENCH_SETTINGS
+            with (
+                deployment.scale_out(
+                    env, root, args.postgres_url, args.redis_url, "helmbench_api_e2e"
+                ) as scaled,
+                deployment.running(scaled, root, n) as up,
+            ):
+                pids = [w.pid for w in up.workers]
+                label = workers_label(n)
+                results |= measure(
+                    up.url,
+                    up.admin_key,
+                    mock,
+                    partial(server_cpu_s, up.api.pid, pids),
+                    args,
+                    label,
+                    workers=n,
+                    load_start=load(),
+                )
+    first = args.workers[0]
+    for c in args.concurrency:
+        base = results.get(f"helmbench C={c}{workers_label(first)}")
+        for n in args.workers[1:]:
+            run = results.get(f"helmbench C={c}{workers_label(n)}")
+            if base and run:
+                ratio = round(run["calls_per_s"] / base["calls_per_s"], 3)
+                results[f"calls/s C={c}: {n} vs {first} workers"] = ratio
+                note(f"C={c}: {n} workers at {ratio}x the calls/s of {first}")
+    return results
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.api_e2e", description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
@@ -237,37 +336,35 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--poll-concurrency", type=int, default=64)
     parser.add_argument("--skip-inspect", action="store_true")
     parser.add_argument("--mock-url", default=None, help="a running mock instead of starting one")
+    parser.add_argument("--suite", default="full", help="a shorter look: quick")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=None,
+        help="scale-out: serve + N `helmbench worker`s on Redis and PostgreSQL, once per N",
+    )
+    parser.add_argument(
+        "--redis-url", default=None, help="scale-out: default a redis-server of the run's own"
+    )
+    parser.add_argument(
+        "--postgres-url",
+        default=os.environ.get("HELMBENCH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"),
+        help="scale-out: a server where the bench may create (and drop) a database of its own per run",
+    )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so the servers below are stopped on `timeout`
 
     results: dict[str, Any] = {"load_start": load(), "cores": os.cpu_count()}
-    var = Path(tempfile.mkdtemp(prefix="helmbench-api-e2e-"))
-    with mock_at(args.mock_url) as mock, serve(var) as (base, pid):
-        admin = (var / "admin.key").read_text().strip()
-        with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {admin}"}, timeout=60) as api:
-            for c in args.concurrency:
-                note(f"full suite through the API at C={c} (load {load()[0]})")
-                r = results[f"helmbench C={c}"] = {**run_full_suite(api, mock, c, pid), "load": load()}
-                print(json.dumps({"run": f"helmbench C={c}", **r}), flush=True)
-                if not args.skip_inspect:
-                    note(f"inspect-ai on the same mock, {r['calls']} calls at C={c}")
-                    i = results[f"inspect C={c}"] = {**inspect_same_mock(mock, r["calls"], c), "load": load()}
-                    print(json.dumps({"run": f"inspect C={c}", **i}), flush=True)
-            if args.pollers:
-                c = args.poll_concurrency
-                quiet = results.get(f"helmbench C={c}")
-                if quiet is None:
-                    quiet = results[f"helmbench C={c}"] = {
-                        **run_full_suite(api, mock, c, pid),
-                        "load": load(),
-                    }
-                note(f"full suite at C={c} under {args.pollers} public pollers (load {load()[0]})")
-                polled = asyncio.run(run_with_pollers(base, pid, api, mock, c, args.pollers))
-                polled["load"] = load()
-                polled["calls_per_s_vs_quiet"] = round(polled["calls_per_s"] / quiet["calls_per_s"], 3)
-                results[f"helmbench C={c} + {args.pollers} pollers"] = polled
-                print(json.dumps({"run": f"helmbench C={c} + pollers", **polled}), flush=True)
-    shutil.rmtree(var, ignore_errors=True)
+    if args.workers:
+        with mock_at(args.mock_url) as mock:
+            results |= scaled_out(mock, args)
+    else:
+        var = Path(tempfile.mkdtemp(prefix="helmbench-api-e2e-"))
+        with mock_at(args.mock_url) as mock, serve(var) as (base, pid):
+            admin = (var / "admin.key").read_text().strip()
+            results |= measure(base, admin, mock, partial(server_cpu_s, pid), args)
+        shutil.rmtree(var, ignore_errors=True)
     results["load_end"] = load()
     print(json.dumps(results), flush=True)
 

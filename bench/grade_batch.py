@@ -24,29 +24,23 @@ import contextlib
 import itertools
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 
 from app.benchmark.items import expand_suite, resolve
 from app.benchmark.loader import load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
-from bench.ports import free_port, wait_http
-from bench.redis_server import OwnRedis
+from bench import deployment
 from tests.scoring.bots import BOT_NAMES, Bot
 
 UPLOAD_CHUNK_BYTES = 256 * 1024
-HELMBENCH = str(Path(sys.executable).with_name("helmbench"))
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -160,35 +154,12 @@ def _chunks(path: Path) -> Iterator[bytes]:
 def _services(args: argparse.Namespace, root: Path) -> Iterator[dict[str, str]]:
     """The environment of a deployment: embedded (SQLite, no Redis) or scale-out (a fresh PostgreSQL database
     of the bench's own, Redis, a queue name of the run's own)."""
-    env = {
-        **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-        "PYTHONPYCACHEPREFIX": str(root / "pycache"),  # bytecode, as an installed image has
-        "HELMBENCH_VAR_DIR": str(root / "var"),
-        "HELMBENCH_DATABASE_URL": "",
-        "HELMBENCH_REDIS_URL": "",
-        "HELMBENCH_LOG_LEVEL": "warning",
-    }
-    for name in ("HELMBENCH_JUDGE_BASE_URL", "HELMBENCH_JUDGE_MODEL", "HELMBENCH_JUDGES"):
-        env.pop(name, None)
+    env = deployment.environment(root)
     if args.embedded:
         yield env
         return
-    name = f"helmbench_gradebatch_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(args.postgres_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        with contextlib.ExitStack() as stack:
-            redis_url = args.redis_url or stack.enter_context(OwnRedis(root / "redis")).url
-            env |= {
-                "HELMBENCH_DATABASE_URL": f"{args.postgres_url.rpartition('/')[0]}/{name}",
-                "HELMBENCH_REDIS_URL": redis_url,
-                "HELMBENCH_QUEUE_NAME": f"helmbench:bench:{name}",
-            }
-            subprocess.run([HELMBENCH, "db", "upgrade"], env=env, check=True, capture_output=True)
-            yield env
-    finally:
-        with psycopg.connect(args.postgres_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with deployment.scale_out(env, root, args.postgres_url, args.redis_url, "helmbench_gradebatch") as scaled:
+        yield scaled
 
 
 def _children(pid: int) -> list[int]:
@@ -202,22 +173,6 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as out:
-        return subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
-
-
-def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    for proc in procs:
-        proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     load_start = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="hb-gradebatch-") as tmp, _services(args, Path(tmp)) as env:
@@ -227,19 +182,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         bad = write_file(logs, args.lines, args.suite, args.bad_every)
         made = time.perf_counter() - made
         file_bytes = logs.stat().st_size
-        port = args.port or free_port()
-        api = _start([HELMBENCH, "serve", "--port", str(port)], env, root / "serve.log")
-        workers = [
-            _start([HELMBENCH, "worker"], env, root / f"worker{n}.log")
-            for n in range(0 if args.embedded else args.workers)
-        ]
-        try:
-            url = f"http://127.0.0.1:{port}"
-            wait_http(f"{url}/healthz")
+        workers = 0 if args.embedded else args.workers
+        with deployment.running(env, root, workers, args.port) as up:
+            api, url = up.api, up.url
             # who grades: the workers, or embedded, the local worker process `helmbench serve` started
-            graders = [w.pid for w in workers] or _children(api.pid)
-            key = (root / "var" / "admin.key").read_text().strip()
-            headers = {"Authorization": f"Bearer {key}"}
+            graders = [w.pid for w in up.workers] or _children(api.pid)
+            headers = {"Authorization": f"Bearer {up.admin_key}"}
             with (
                 PeakRss(api.pid, *graders) as rss,
                 httpx.Client(base_url=url, headers=headers, timeout=600) as http,
@@ -272,14 +220,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 with http.stream("GET", f"{path}/export") as export:
                     export_bytes = sum(len(chunk) for chunk in export.iter_bytes())
                 exported = time.perf_counter()
-        finally:
-            _stop([api, *workers])
     graded, per = status["graded"], len(graders)
     return {
         "lines": args.lines,
-        "deployment": "embedded (its local worker)"
-        if args.embedded
-        else f"scale-out, {len(workers)} worker(s)",
+        "deployment": "embedded (its local worker)" if args.embedded else f"scale-out, {workers} worker(s)",
         "file_mb": round(file_bytes / 1e6, 1),
         "generate_s": round(made, 1),
         "status": status["status"],

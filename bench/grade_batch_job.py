@@ -24,12 +24,10 @@ import json
 import os
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 from sqlmodel import Session
 
 from app.config import Settings
@@ -42,6 +40,7 @@ from app.services.grade_batches import line_row
 from app.store import grade_batches as store
 from app.store.keys import create_team
 from app.store.migrate import upgrade
+from bench import deployment
 from bench.grade_batch import conversations
 
 
@@ -59,14 +58,8 @@ def _database(postgres_url: str | None) -> Iterator[str | None]:
     if postgres_url is None:
         yield None
         return
-    name = f"helmbench_gradejob_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(postgres_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{postgres_url.rpartition('/')[0]}/{name}"
-    finally:
-        with psycopg.connect(postgres_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with deployment.fresh_database(postgres_url, "helmbench_gradejob") as url:
+        yield url
 
 
 def _store_batch(settings: Settings, engine: Any, texts: list[str]) -> str:

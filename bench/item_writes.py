@@ -14,12 +14,9 @@ runner's (a two-turn conversation, graded checks), then writes every row a secon
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import tempfile
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +25,7 @@ from app.config import Settings
 from app.runner.shard import spec_row
 from app.store import items as item_store
 from app.targets.base import TargetReply
+from bench import deployment
 from bench.harness import create_evaluation, make_deps, written
 from bench.synthetic import SUITE, synthetic_library
 
@@ -82,20 +80,6 @@ def measure(settings: Settings, rows: int) -> list[tuple[int, float, float, int]
     return out
 
 
-@contextlib.contextmanager
-def scratch_postgres(base: str) -> Iterator[str]:
-    import psycopg
-
-    name = f"helmbench_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{base.rpartition('/')[0]}/{name}"
-    finally:
-        with psycopg.connect(base, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 def report(kind: str, results: list[tuple[int, float, float, int]]) -> None:
     print(f"{kind}: rows per second by batch size (one transaction per batch)")
     print("| batch | first write | same keys again | rows stored |")
@@ -115,7 +99,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         report("SQLite (WAL)", measure(Settings(var_dir=Path(tmp)), args.rows))
     if args.postgres:
-        with scratch_postgres(args.postgres) as url:
+        with deployment.fresh_database(args.postgres, "helmbench_bench") as url:
             report("PostgreSQL", measure(Settings(var_dir=Path("var"), database_url=url), args.rows))
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

@@ -8,7 +8,6 @@ import os
 import shutil
 import sys
 import textwrap
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -103,18 +102,10 @@ def redis_url() -> str:
 @contextmanager
 def fresh_postgres_database() -> Iterator[str]:
     """A new database on the test server, dropped afterwards, so runs never see each other's rows."""
-    import psycopg
+    from bench.deployment import fresh_database  # psycopg only where PostgreSQL is used
 
-    base = service_url("HELMBENCH_TEST_POSTGRES_URL")
-    name = f"helmbench_t_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    prefix, _, _ = base.rpartition("/")
-    try:
-        yield f"{prefix}/{name}"
-    finally:
-        with psycopg.connect(base, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with fresh_database(service_url("HELMBENCH_TEST_POSTGRES_URL"), "helmbench_t") as url:
+        yield url
 
 
 @pytest.fixture
