@@ -67,6 +67,17 @@ _STOP = frozenset(
     ]
 )
 REVEAL_OVERLAP = 0.6
+# Everyday words (time, frequency, amount, the commonest verbs and judgements): a turn that shares only these with
+# a reveal ("the weather got worse this week" and "the bullying got worse this week") has not said it.
+_EVERYDAY_WORDS = """
+    day days week weeks month months year years night nights morning evening today tonight yesterday tomorrow
+    now then again ago since still always never ever sometimes often most more much many some all every any lot
+    lots little few last next first time times got get gets getting went go goes going gone come came made make
+    makes said say says tell told think thought know knew feel feels felt feeling want wanted need needed keep
+    kept seem seems seemed happened happen happens did does done doing bit really very just good bad better
+    worse best worst well fine okay big small new old long hard easy right wrong
+"""
+_EVERYDAY = frozenset(_EVERYDAY_WORDS.split())
 
 
 def _content(text: str) -> set[str]:
@@ -74,13 +85,15 @@ def _content(text: str) -> set[str]:
 
 
 def voices_risk(text: str, card: PersonaCard) -> bool:
-    """A disclosure cue, or most of the content words of one of the card's reveals."""
+    """A disclosure cue, or most of the content words of one of the card's reveals, one of them more than an
+    everyday word."""
     if _CUES.search(text):
         return True
     said = _content(text)
     for reveal in card.reveals:
         words = _content(reveal)
-        if words and len(words & said) / len(words) >= REVEAL_OVERLAP:
+        shared = words & said
+        if words and len(shared) / len(words) >= REVEAL_OVERLAP and shared - _EVERYDAY:
             return True
     return False
 
