@@ -91,9 +91,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             queue = await ArqQueue.connect(settings.redis_url, settings.queue_name)
             limiter = SharedRateLimiter.from_url(settings.redis_url, settings.queue_name)
         elif settings.local_worker:  # the API enqueues rows; its local worker processes run them
-            queue = DatabaseQueue(deps.engine)
-            limiter = RateLimiter()
             local_workers = [LocalWorkerProcess(settings) for _ in range(settings.local_workers)]
+            queue = DatabaseQueue(deps.engine, consumers_ready=lambda: any(w.ready for w in local_workers))
+            limiter = RateLimiter()
             for worker in local_workers:
                 worker.start()
         else:

@@ -192,7 +192,7 @@ def main() -> None:
     base = f"http://127.0.0.1:{api_port}"
     worker: subprocess.Popen[bytes] | None = None
     try:
-        wait_http(f"{base}/healthz")
+        wait_http(f"{base}/readyz")  # ready: the local worker takes jobs
         wait_http(f"http://127.0.0.1:{target_port}/v1/models")
         if args.redis_url:  # after the API has migrated the SQLite file the worker shares
             worker = subprocess.Popen(

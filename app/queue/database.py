@@ -8,7 +8,7 @@ holder dies, and the next claim resumes it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sqlalchemy import Engine
 
@@ -19,9 +19,15 @@ SHARD = "shard"
 GRADE = "grade"
 
 
+class QueueNotReady(RuntimeError):
+    """Rows can be queued, but no process takes them yet."""
+
+
 class DatabaseQueue:
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, consumers_ready: Callable[[], bool] = lambda: True):
+        """`consumers_ready`: whether a process that takes these rows is up (`helmbench serve`'s local workers)."""
         self._engine = engine
+        self._consumers_ready = consumers_ready
 
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:
         jobs = [(shard_job_id(evaluation_id, s), SHARD, evaluation_id, s) for s in range(shards)]
@@ -55,7 +61,9 @@ class DatabaseQueue:
         return await asyncio.to_thread(job_store.job_count, engine=self._engine)
 
     async def ping(self) -> None:
-        return None
+        """Ready when a local worker can take jobs: a run queued before that waits until one has started."""
+        if not self._consumers_ready():
+            raise QueueNotReady("no local worker ready yet (it is starting)")
 
     async def close(self) -> None:
         return None

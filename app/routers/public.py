@@ -19,6 +19,7 @@ from app.http.caching import (
     json_bytes,
 )
 from app.http.problems import DATABASE_RETRY_AFTER_S, Problem
+from app.queue.database import QueueNotReady
 from app.schemas import Leaderboard, ResultsPage
 from app.services import results as results_service
 from app.services.board import Board, BoardCache, Render, board_query, common_queries, decode_cursor
@@ -189,7 +190,11 @@ async def readyz(session: SessionDep, queue: QueueDep) -> dict[str, str]:
         raise Problem(
             503,
             "Not ready",
-            f"queue unreachable: {type(exc).__name__}: {exc}"[:300],
+            (
+                f"queue not served: {exc}"
+                if isinstance(exc, QueueNotReady)
+                else f"queue unreachable: {describe(exc)}"
+            )[:300],
             field="queue",
             headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
         ) from exc

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -34,6 +35,7 @@ from app.store.retry import db_call
 
 POLL_S = 0.5
 FAILED_JOB_DEFER_S = 2.0  # a job that failed waits this long before it is claimed again
+READY = b"READY"
 STOP_MARGIN_S = 10.0  # after the grace for calls: writing the finished rows and handing the jobs back
 T = TypeVar("T")
 log = structlog.get_logger("helmbench.worker")
@@ -160,6 +162,10 @@ async def serve_jobs(settings: Settings, watch_parent: bool = True) -> None:
         loop.add_signal_handler(signum, worker.stop)
     freeze_startup_heap()
     log.info("local worker started", pid=os.getpid(), max_jobs=settings.worker_max_jobs)
+    sys.stdout.buffer.write(
+        READY + b"\n"
+    )  # `helmbench serve` reads it: its /readyz then says the queue is served
+    sys.stdout.flush()
     try:
         await worker.run(watch_parent=watch_parent)
     finally:

@@ -21,7 +21,7 @@ import time
 import structlog
 
 from app.config import Settings
-from app.workers.local import STOP_MARGIN_S
+from app.workers.local import READY, STOP_MARGIN_S
 
 RESTART_MAX_WAIT_S = 10.0
 STABLE_AFTER_S = 30.0  # a child that lived this long and died starts again at once; a crashing one backs off
@@ -43,10 +43,18 @@ class LocalWorkerProcess:
         self._proc: asyncio.subprocess.Process | None = None
         self._task: asyncio.Task[None] | None = None
         self.starts = 0
+        self.ready = False  # the child has started and takes jobs
 
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None and self._proc.returncode is None else None
+
+    async def _read_ready(self, proc: asyncio.subprocess.Process) -> None:
+        """Until the child's stdout closes: READY marks it taking jobs (anything else it prints is dropped)."""
+        assert proc.stdout is not None
+        async for line in proc.stdout:
+            if line.strip() == READY:
+                self.ready = True
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._keep_running(), name="helmbench-local-worker")
@@ -62,10 +70,13 @@ class LocalWorkerProcess:
                 "app.workers.local",
                 env=child_env(self._settings),
                 start_new_session=True,
+                stdout=asyncio.subprocess.PIPE,  # it says READY there once it takes jobs; its logs go to stderr
             )
             self.starts += 1
             log.info("local worker started", pid=self._proc.pid)
+            await self._read_ready(self._proc)
             code = await self._proc.wait()
+            self.ready = False
             failures = 0 if time.monotonic() - started > STABLE_AFTER_S else failures + 1
             wait = min(RESTART_MAX_WAIT_S, 0.25 * 2**failures) if failures > 1 else 0.0
             log.warning("local worker exited; starting another", code=code, restart_in_s=wait)

@@ -26,7 +26,7 @@ def test_walkthrough_on_the_embedded_default(tmp_path: Path) -> None:
         ),
     ):
         base = f"http://127.0.0.1:{api_port}"
-        wait_http(f"{base}/healthz")
+        wait_http(f"{base}/readyz")  # 503 naming the queue until the local worker takes jobs
         wait_http(f"http://127.0.0.1:{toy_port}/v1/models")
         key_file = tmp_path / "var" / "admin.key"
         assert stat.S_IMODE(key_file.stat().st_mode) == 0o600

@@ -68,7 +68,7 @@ class Deployment:
         self.engine = make_engine(Settings(var_dir=self.var))
 
     def api(self) -> httpx.Client:
-        wait_http(f"{self.base}/healthz")
+        wait_http(f"{self.base}/readyz")  # ready once the local worker takes jobs
         key = (self.var / "admin.key").read_text().strip()
         return httpx.Client(base_url=self.base, headers={"Authorization": f"Bearer {key}"}, timeout=10)
 
