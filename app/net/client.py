@@ -81,6 +81,17 @@ class _LimitedStream(httpx.AsyncByteStream):
         await self._inner.aclose()
 
 
+def _as_httpx_error(exc: httpx.ConnectTimeout) -> httpx.TransportError:
+    """httpx-aiohttp (0.2) maps every aiohttp connection error to ConnectTimeout, so a refused connection, a
+    failed TLS handshake or a dropped one would read as "no answer within N s": only timeouts stay timeouts."""
+    cause = exc.__cause__
+    if isinstance(cause, aiohttp.ServerTimeoutError) or not isinstance(cause, aiohttp.ClientConnectionError):
+        return exc
+    if isinstance(cause, aiohttp.ClientConnectorError):
+        return httpx.ConnectError(str(cause))
+    return httpx.ReadError(str(cause))
+
+
 class GuardedAiohttpTransport(AiohttpTransport):
     """httpx-aiohttp transport: checks each request URL, caps reply size; DNS is checked in the connector.
 
@@ -125,28 +136,31 @@ class GuardedAiohttpTransport(AiohttpTransport):
         if not isinstance(self.client, aiohttp.ClientSession):
             self.client = self.get_client()
         timeout = request.extensions.get("timeout", {})
-        with map_aiohttp_exceptions():
-            data: bytes | httpx.AsyncByteStream | None
-            try:
-                data = request.content or None
-            except httpx.RequestNotRead:
-                data = request.stream  # type: ignore[assignment]
-                request.headers.pop("transfer-encoding", None)  # aiohttp frames the body itself
-            response = await self.client.request(
-                method=request.method,
-                url=url,
-                headers=request.headers.multi_items(),
-                data=data,
-                allow_redirects=False,
-                auto_decompress=False,
-                compress=False,
-                timeout=aiohttp.ClientTimeout(
-                    sock_connect=timeout.get("connect"),
-                    sock_read=timeout.get("read"),
-                    connect=timeout.get("pool"),
-                ),
-                server_hostname=request.extensions.get("sni_hostname"),
-            ).__aenter__()
+        try:
+            with map_aiohttp_exceptions():
+                data: bytes | httpx.AsyncByteStream | None
+                try:
+                    data = request.content or None
+                except httpx.RequestNotRead:
+                    data = request.stream  # type: ignore[assignment]
+                    request.headers.pop("transfer-encoding", None)  # aiohttp frames the body itself
+                response = await self.client.request(
+                    method=request.method,
+                    url=url,
+                    headers=request.headers.multi_items(),
+                    data=data,
+                    allow_redirects=False,
+                    auto_decompress=False,
+                    compress=False,
+                    timeout=aiohttp.ClientTimeout(
+                        sock_connect=timeout.get("connect"),
+                        sock_read=timeout.get("read"),
+                        connect=timeout.get("pool"),
+                    ),
+                    server_hostname=request.extensions.get("sni_hostname"),
+                ).__aenter__()
+        except httpx.ConnectTimeout as exc:
+            raise _as_httpx_error(exc) from exc.__cause__
         if (response.content_length or 0) > self._max_response_bytes:
             response.release()
             raise ResponseTooLargeError(

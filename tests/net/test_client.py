@@ -22,7 +22,11 @@ from cryptography.x509.oid import NameOID
 
 from app.net.client import CheckedResolver, ResponseTooLargeError, make_client, make_connector, read_limited
 from app.net.ssrf import Allowlist, UnsafeURLError
+from app.targets.base import TargetConfig
+from app.targets.factory import make_adapter
+from app.targets.retry import RetryPolicy
 from bench.mock_target import MockConfig, running_mock
+from bench.ports import free_port
 
 LOOPBACK = Allowlist.parse("127.0.0.0/8")
 
@@ -313,3 +317,18 @@ async def test_https_target_with_an_untrusted_certificate_is_refused(tmp_path: P
     finally:
         await runner.cleanup()
     assert hits["/echo"] == 0
+
+
+async def test_a_refused_connection_is_a_connection_error_not_a_timeout() -> None:
+    """A target that is down answers at once with a refusal: reporting "no answer within N s" would send its
+    owner looking at their model's speed instead of their URL or server."""
+    port = free_port()  # nothing listens there
+    async with _client(LOOPBACK) as client:
+        with pytest.raises(httpx.ConnectError):
+            await client.post(f"http://127.0.0.1:{port}/v1/chat/completions", content=b"{}")
+        config = TargetConfig(kind="openai_chat", base_url=f"http://127.0.0.1:{port}/v1", model="m")
+        policy = RetryPolicy(max_retries=1, budget_s=10.0, base_delay_s=0.01, max_delay_s=0.05)
+        reply = await make_adapter(client, config, policy, 1 << 16).complete(
+            [{"role": "user", "content": "hi"}]
+        )
+    assert reply.error_class == "target_error" and "connection failed" in (reply.error or ""), reply.error

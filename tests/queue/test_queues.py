@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
-import pytest
-
 from app.config import Settings
-from app.queue.arq_queue import ArqQueue
 from app.queue.inprocess import InProcessQueue
 from bench.harness import create_evaluation, make_deps, written
 from bench.mock_target import MockConfig, running_mock
@@ -29,18 +25,3 @@ async def test_inprocess_queue_runs_each_shard_once(tmp_path: Path) -> None:
         await queue.close()
     result = written(deps, evaluation.id)
     assert result.rows == result.distinct_keys == 20 and result.status == "succeeded"
-
-
-@pytest.mark.redis
-async def test_arq_queue_refuses_a_second_enqueue_of_the_same_shard(redis_url: str) -> None:
-    queue_name = f"helmbench:test:{uuid.uuid4().hex[:8]}"
-    queue = await ArqQueue.connect(redis_url, queue_name)
-    evaluation_id = f"ev_{uuid.uuid4().hex[:12]}"
-    try:
-        assert await queue.enqueue_shards(evaluation_id, 3) == 3
-        assert await queue.enqueue_shards(evaluation_id, 3) == 0
-        assert await queue.depth() == 3
-    finally:
-        pool = queue._pool
-        await pool.delete(queue_name, *[f"arq:job:{evaluation_id}:shard:{i}" for i in range(3)])
-        await queue.close()

@@ -1,0 +1,88 @@
+"""What `helmbench worker` runs: both job functions under the names the API enqueues, abortable, with room for
+many tries; and the job edge that sends a handed-back or failed shard back to the queue rather than failing it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from arq.worker import Retry
+
+from app.config import Settings
+from app.queue.arq_queue import GRADE_BATCH_JOB, SHARD_JOB
+from app.runner.runtime import Runtime
+from app.workers.settings import (
+    FAILED_SHARD_DEFER_S,
+    SHARD_MAX_TRIES,
+    make_worker,
+    run_shard_job,
+    worker_settings,
+)
+from app.workers.worker import ShardWorker
+from bench.harness import create_evaluation, make_deps
+from bench.synthetic import synthetic_library
+from bench.tcp_proxy import CuttablePostgres
+
+
+def scale_out(settings: Settings) -> Settings:
+    return settings.model_copy(
+        update={"redis_url": "redis://127.0.0.1:6379/11", "queue_name": "helmbench:q", "worker_max_jobs": 3}
+    )
+
+
+def test_a_worker_needs_redis_and_says_which_setting(settings: Settings) -> None:
+    with pytest.raises(ValueError, match="HELMBENCH_REDIS_URL"):
+        worker_settings(settings)
+
+
+def test_both_jobs_run_under_the_names_the_queue_uses_and_can_be_aborted(settings: Settings) -> None:
+    options = worker_settings(scale_out(settings))
+    functions = {f.name: f for f in options["functions"]}
+    assert set(functions) == {SHARD_JOB, GRADE_BATCH_JOB}
+    assert all(f.max_tries == SHARD_MAX_TRIES for f in functions.values()), "a re-entrant job may run often"
+    assert options["allow_abort_jobs"] is True, "cancel reaches a running shard"
+    assert (options["queue_name"], options["max_jobs"]) == ("helmbench:q", 3)
+    assert options["redis_settings"].database == 11
+
+
+async def test_the_worker_holds_a_job_for_a_lease(settings: Settings) -> None:
+    worker = make_worker(scale_out(settings).model_copy(update={"shard_lease_s": 7.0, "job_timeout_s": 900}))
+    assert isinstance(worker, ShardWorker) and worker.in_progress_timeout_s == 7.0
+
+
+def deps_for(tmp_path: Path, **settings: object) -> Runtime:
+    base = {"var_dir": tmp_path / "var", "target_allowlist": "127.0.0.0/8", "shard_size": 5}
+    return make_deps(Settings(**(base | settings)), synthetic_library(2, 5))
+
+
+async def test_a_shard_of_a_stopping_worker_goes_back_to_the_queue_at_once(tmp_path: Path) -> None:
+    deps = deps_for(tmp_path)
+    evaluation = create_evaluation(deps, base_url="http://127.0.0.1:9/v1", concurrency=2)
+    deps.stopping.set()  # SIGTERM came before the shard took an item
+    try:
+        with pytest.raises(Retry) as retry:
+            await run_shard_job({"deps": deps}, evaluation.id, 0)
+        assert retry.value.defer_score is None, "another worker may take it now"
+        assert (
+            await run_shard_job({"deps": deps}, "ev_gone", 0)
+            == "skipped: evaluation finished, cancelled or gone"
+        )
+    finally:
+        await deps.targets.aclose()
+        deps.engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_a_shard_that_fails_is_queued_again_after_a_pause(tmp_path: Path, postgres_url: str) -> None:
+    proxy = CuttablePostgres(postgres_url)
+    deps = deps_for(tmp_path, database_url=proxy.url, db_retry_s=0)
+    evaluation = create_evaluation(deps, base_url="http://127.0.0.1:9/v1", concurrency=2)
+    proxy.cut()  # the database goes away under the worker
+    try:
+        with pytest.raises(Retry) as retry:
+            await run_shard_job({"deps": deps}, evaluation.id, 0)
+        assert retry.value.defer_score == FAILED_SHARD_DEFER_S * 1000
+    finally:
+        await deps.targets.aclose()
+        deps.engine.dispose()
+        proxy.close()
