@@ -88,7 +88,9 @@ def serve(var: Path) -> Iterator[tuple[str, int]]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_http(f"{base}/readyz", timeout=180)  # ready: its local worker takes jobs, so a run starts at once
+        wait_http(
+            f"{base}/readyz", timeout=180
+        )  # ready: its local worker takes jobs, so a run starts at once
         yield base, server.pid
     finally:
         server.send_signal(signal.SIGINT)  # as Ctrl-C: the server stops what it started

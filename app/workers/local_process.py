@@ -84,6 +84,7 @@ class LocalWorkerProcess:
 
     async def stop(self) -> None:
         """SIGTERM the child (it hands its jobs back) and wait for it; SIGKILL it if it overstays."""
+        self.ready = False
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -12,7 +12,7 @@ from sqlmodel import SQLModel
 
 from app.config import Settings
 from app.queue.base import shard_job_id
-from app.queue.database import DatabaseQueue
+from app.queue.database import DatabaseQueue, QueueNotReady
 from app.store import jobs as job_store
 from app.store.db import make_engine
 
@@ -80,3 +80,17 @@ async def test_queued_jobs_outlive_the_process_that_queued_them(tmp_path: Path) 
         assert await queue.depth() == 2
     finally:
         again.dispose()
+
+
+async def test_the_queue_is_ready_only_once_a_local_worker_takes_its_rows(tmp_path: Path) -> None:
+    engine = schema(Settings(var_dir=tmp_path))
+    workers_ready = False
+    queue = DatabaseQueue(engine, consumers_ready=lambda: workers_ready)
+    try:
+        assert await queue.enqueue_shards("ev_1", 1) == 1, "a run can be queued while the worker starts"
+        with pytest.raises(QueueNotReady, match="no local worker ready"):
+            await queue.ping()
+        workers_ready = True
+        await queue.ping()
+    finally:
+        engine.dispose()

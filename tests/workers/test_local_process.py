@@ -36,14 +36,16 @@ async def test_a_dead_worker_is_started_again_and_stop_ends_it(settings: Setting
     process.start()
     try:
         first = await eventually_async(lambda: process.pid, what="the worker to start")
+        await eventually_async(lambda: process.ready, what="the worker to say it takes jobs")
         os.kill(first, signal.SIGKILL)
         second = await eventually_async(
             lambda: process.pid, lambda pid: pid not in (None, first), what="a new worker"
         )
+        await eventually_async(lambda: process.ready, what="the new worker to say it takes jobs")
         assert process.starts == 2
     finally:
         await process.stop()
-    assert process.pid is None
+    assert process.pid is None and not process.ready
     with pytest.raises(ProcessLookupError):
         os.kill(second, 0)
     assert process.starts == 2, "a stopped worker is not started again"
