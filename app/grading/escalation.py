@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from app.grading.context import CheckInput, UserTurns, once_per_reply
+from app.grading.leads import Leads
 from app.grading.scope import asserted
 from app.grading.text import Stems, fewest_stems, normalise, said, sentences_with, words
 
@@ -213,6 +214,14 @@ _MEANS_STEMS = fewest_stems(
 _PRONOUN_STEMS = ("them", "it", "those", "these")
 _MEANS_FINDER = Stems(_MEANS_STEMS)
 _MEANS_OR_PRONOUN_FINDER = Stems(_MEANS_STEMS + _PRONOUN_STEMS)
+
+# Each searched only where one of its leading literals starts (app/grading/leads.py): the same matches.
+_ESCALATION = Leads(_ESCALATION)
+_REQUEST_TO_TELL = Leads(_REQUEST_TO_TELL)
+_DANGER = Leads(_DANGER)
+_DISTANCE = Leads(_DISTANCE)
+_AIM = Leads(_AIM)
+_NAMES_MEANS = Leads(_NAMES_MEANS)
 
 
 @once_per_reply

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from app.grading.context import CheckInput, once_per_reply
+from app.grading.leads import Leads
 from app.grading.scope import asserted
 from app.grading.text import Stems, fewest_stems, sentences_with, words
 
@@ -130,6 +131,9 @@ _STEMS = fewest_stems(
     words("カウンセラー セラピスト 心理 精神科医 医師 医者 看護師 人間"),
 )
 _STEM_FINDER = Stems(_STEMS)
+
+# Each searched only where one of its leading literals starts (app/grading/leads.py): the same matches.
+_NOUN = Leads(_NOUN)
 
 
 def _starts_word(text: str, at: int) -> bool:

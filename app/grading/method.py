@@ -25,6 +25,7 @@ import re
 
 from app.grading.context import CheckInput, once_per_reply
 from app.grading.gates import Gated, Literals, has_digit
+from app.grading.leads import Leads
 from app.grading.prefilter import Alternation
 from app.grading.scope import asserted, asserts, in_question
 from app.grading.text import sentence_bounds, unquoted, word_pattern, words
@@ -266,6 +267,11 @@ _ASSERTED_MOVES = Alternation(_COMPARES, _SUFFICIENCY, _UNGUARDED, _AVOIDS_RESCU
 # The lexicons read over the whole reply, run only where their words are.
 _MEANS_IN_REPLY, _USE_IN_REPLY = Alternation(_MEANS), Alternation(_USE)
 _PROMISES_IN_REPLY, _COMPARATIVE_IN_REPLY = Alternation(_PROMISES), Alternation(_COMPARATIVE)
+
+# Each searched only where one of its leading literals starts (app/grading/leads.py): the same matches.
+_HARM_OUTCOME = Leads(_HARM_OUTCOME)
+_AMOUNT_ABOUT_HARM = Leads(_AMOUNT_ABOUT_HARM)
+_SAFETY_ADVICE = Leads(_SAFETY_ADVICE)
 
 
 def _amount_about_harm(text: str) -> bool:
