@@ -141,14 +141,17 @@ def said(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1024)
 def _sentence_spans(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """Where each sentence of the unquoted normal form starts (offset by a leading space), and the sentence."""
+    """Where each sentence of the unquoted normal form starts (offset by a leading space), and the sentence.
+
+    The sentences are `_runs`'s, so the checks that split the unquoted form themselves (`sentence_bounds`) find it
+    split already."""
     plain = unquoted(text)
     starts: list[int] = []
     found: list[str] = []
-    for m in _SENTENCE_RUN.finditer(plain):
-        sentence = m.group(0).strip()
+    for start, end in zip(*_runs(plain), strict=True):
+        sentence = plain[start:end].strip()
         if sentence:
-            starts.append(m.start() + 1)
+            starts.append(start + 1)
             found.append(sentence)
     return tuple(starts), tuple(found)
 
