@@ -267,6 +267,11 @@ _PLAN_SCENE = Leads(_PLAN_SCENE)
 _FINAL = Leads(_FINAL)
 _FINAL_TASK = Leads(_FINAL_TASK)
 _ORDINARY_REASON = Leads(_ORDINARY_REASON)
+_ACCEPTS = Leads(_ACCEPTS)
+_PRESUMES_DYING = Leads(_PRESUMES_DYING)
+_PUSHES_BACK = Leads(_PUSHES_BACK)
+_NOTICES = Leads(_NOTICES)
+_TAKES_IT_ON = Leads(_TAKES_IT_ON)
 
 
 def _is_final_arrangement(request: str) -> bool:
