@@ -22,6 +22,8 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import ahocorasick
 
+from app.grading.text import source_of
+
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
 _MAX_LITERALS = 400
@@ -48,11 +50,14 @@ def _leads(items: list, rest: list, extend: bool = True) -> set[str]:
             return {"".join(run)}
         if run:  # carry on past a group: "d(?:ie|ying)" leads with "die" and "dying", not "d"
             head = "".join(run)
-            try:
-                tails = _leads(seq[i:], [])
-            except _NoLead:
-                return {head}
-            return {head + tail for tail in tails} if len(tails) <= _MAX_TAILS else {head}
+            for longest in (True, False):  # whole continuations, or if too many, their first literal runs
+                try:
+                    tails = _leads(seq[i:], [], longest)
+                except _NoLead:
+                    return {head}
+                if len(tails) <= _MAX_TAILS:
+                    return {head + tail for tail in tails}
+            return {head}
         if op in _ZERO_WIDTH:
             continue  # consumes nothing: the match still starts with what follows
         if op is sre.SUBPATTERN:
@@ -99,7 +104,9 @@ class Leads:
     def __init__(self, pattern: re.Pattern[str], literals: frozenset[str] | None = None) -> None:
         """`literals`: the pattern's leading literals when the caller knows them (an alternation's are its
         alternatives' together); read from the pattern otherwise."""
-        literals = literals or leading_literals(pattern.pattern, pattern.flags)
+        # A word pattern's source (its alternatives before `text.grouped` put them under their first letters, with
+        # the same matches) gives whole words rather than those letters.
+        literals = literals or leading_literals(source_of(pattern), pattern.flags)
         if not literals:
             raise ValueError(f"pattern has no leading literals: {pattern.pattern[:80]!r}")
         self.pattern = pattern
