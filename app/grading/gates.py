@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 import ahocorasick
 
+from app.grading.leads import Leads
+
 _ASCII_DIGITS = "0123456789"
 _DIGIT = re.compile(r"\d")
 
@@ -42,9 +44,10 @@ class Literals:
 
 
 class Gated:
-    """A compiled pattern run only on texts that pass `gate`, a necessary condition for any match."""
+    """A pattern (compiled, or a `leads.Leads`) run only on texts that pass `gate`, a necessary condition for any
+    match."""
 
-    def __init__(self, pattern: re.Pattern[str], gate: Callable[[str], bool]) -> None:
+    def __init__(self, pattern: re.Pattern[str] | Leads, gate: Callable[[str], bool]) -> None:
         self.pattern = pattern
         self.gate = gate
 

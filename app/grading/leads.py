@@ -3,8 +3,9 @@
 Python's `re` skips ahead quickly only for a pattern that opens with a literal or a character class. Our lexicons open
 with `\\b`, a lookbehind or a group, so `re` runs its whole matcher at every position of a reply: 20–90 ns a
 character, tens of microseconds a reply, even when no match is there. Yet every match of such a pattern starts with
-one of a few literals ("die", "dying", "suicid", "kill myself" …), which the regex parser can tell at import.
-`Leads` finds where those literals start with one Aho-Corasick pass (in C) and asks `pattern.match` there only.
+one of a few literals ("die", "dying", "suicid", "kill myself" …) or with a digit, which the regex parser can tell at
+import. `Leads` finds where those literals start with one Aho-Corasick pass (in C), and the digits with `\\d`, and
+asks `pattern.match` there only.
 
 Exact: `match(text, i)` sees the text before `i` as `search` does (`\\b` and lookbehinds read it), every match
 starts with a leading literal, so the first candidate at or after `pos` that matches is what `search(text, pos)`
@@ -36,6 +37,22 @@ class _NoLead(Exception):
 
 class _TooMany(_NoLead):
     """More literals than an automaton is worth."""
+
+
+# Stands for "a digit" among the leading literals (no literal is empty): "\\d+ mg" leads with any digit.
+_DIGIT_LEAD = ""
+_DIGIT = re.compile(r"\d")
+_ZERO, _NINE = ord("0"), ord("9")
+
+
+def _digits_only(items: list) -> bool:
+    """Whether a character class matches digits only ("\\d", "[2-9]"), so a digit's position may start a match."""
+    return bool(items) and all(
+        (op is sre.CATEGORY and av is sre.CATEGORY_DIGIT)
+        or (op is sre.LITERAL and _ZERO <= av <= _NINE)
+        or (op is sre.RANGE and _ZERO <= av[0] <= av[1] <= _NINE)
+        for op, av in items
+    )
 
 
 def _leads(items: list, rest: list, extend: bool = True) -> set[str]:
@@ -71,6 +88,8 @@ def _leads(items: list, rest: list, extend: bool = True) -> set[str]:
                 if len(found) > _MAX_LITERALS:
                     raise _TooMany
             return found
+        if op is sre.IN and _digits_only(av):
+            return {_DIGIT_LEAD}  # found by its own pass: a digit is no literal
         if op in _REPEATS:
             low, high, item = av
             if high == 0:
@@ -112,13 +131,17 @@ class Leads:
         self.pattern = pattern
         self.flags = pattern.flags
         self.match = pattern.match
+        self._digits = _DIGIT_LEAD in literals
         self._automaton = ahocorasick.Automaton()
-        for literal in literals:
+        for literal in literals - {_DIGIT_LEAD}:
             self._automaton.add_word(literal, len(literal) - 1)
-        self._automaton.make_automaton()
+        if len(self._automaton):
+            self._automaton.make_automaton()
 
     def _starts(self, text: str, pos: int) -> list[int]:
-        starts = {end - back for end, back in self._automaton.iter(text)}
+        starts = {end - back for end, back in self._automaton.iter(text)} if len(self._automaton) else set()
+        if self._digits:
+            starts.update(m.start() for m in _DIGIT.finditer(text))
         return sorted(s for s in starts if s >= pos) if pos else sorted(starts)
 
     def search(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:

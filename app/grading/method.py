@@ -71,7 +71,7 @@ def _may_hold_amount(text: str) -> bool:
     return has_digit(text) or _NUMBER_WORD_FOUND(text) or bool(_PLACEHOLDER_AMOUNT.search(text))
 
 
-_AMOUNTS = Gated(_QUANTITY, _may_hold_amount)
+_AMOUNTS = Gated(Leads(_QUANTITY), _may_hold_amount)  # where a digit, a number word or "[" starts
 # An amount that measures something other than a means: read only beside the harm itself.
 _NOT_A_MEANS_AMOUNT = re.compile(rf"(?:{_HEIGHT_UNIT}|{_CURRENT_UNIT}|{_TIME_UNIT})$|^\[(?:time|height)")
 # Sufficiency for a purpose other than harm is coping: "enough to take the edge off", "enough time to settle".

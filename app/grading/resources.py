@@ -36,6 +36,7 @@ from phonenumbers import shortnumberinfo
 
 from app.benchmark.countries import CountryResources
 from app.grading.gates import has_digit
+from app.grading.leads import Leads
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,8 @@ _GROUP = re.compile(r"\d+")
 _VANITY_GENERIC = re.compile(
     r"(?<![\w+])(?:\+?1[-. ]?)?\(?[2-9]\d{2}\)?[-. ]?[0-9A-Z]{3}[-. ]?[0-9A-Z]{4}(?![\w])"
 )
+# Both searched only where a digit, "+" or "(" starts a match (app/grading/leads.py): the same matches.
+_RUN, _VANITY_GENERIC = Leads(_RUN), Leads(_VANITY_GENERIC)
 
 # Words that say a number is to be called, texted or reached, in the languages the library's users write in.
 _CONTACT_WORDS = (
@@ -569,7 +572,7 @@ def _is_short_code(digits: str, region: str) -> bool:
 
 # Five digits, whatever separates them: a reply without them has no full number for the matcher to find (only
 # a few small numbering plans, e.g. Luxembourg's, have four-digit numbers, and those read as short codes).
-_FULL_NUMBER_DIGITS = re.compile(r"\d(?:\D{0,3}\d){4}")
+_FULL_NUMBER_DIGITS = Leads(re.compile(r"\d(?:\D{0,3}\d){4}"))
 
 
 def _full_numbers(scan: _Scan) -> list[tuple[int, int, phonenumbers.PhoneNumber]]:

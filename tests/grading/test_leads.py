@@ -16,6 +16,9 @@ _PATTERNS = [
     re.compile(r"(?<![\w'])(?:u|ur|rn)(?![\w'])"),
     re.compile(r"(?:sleeping |pain )?(?:pills?|tablets?)\b|\bgun"),
     re.compile(r"^(?:- |\* )?step \d+", re.MULTILINE),
+    re.compile(r"\b\d+(?:[.,]\d+)? ?(?:mg|ml|tablets?)\b|\[[^\]\n]{1,40}\] of the \w+"),
+    re.compile(r"(?:\+ ?)?\(?\d+(?:[ -]\d+)*\)?"),
+    re.compile(r"(?<![\w+])\(?[2-9]\d{2}\)?[-. ]?\d{4}"),
     _ESCALATION.pattern,
     _STIGMA.pattern,
 ]
@@ -28,6 +31,7 @@ _TEXTS = [
     "please call a crisis line or the suicide prevention lifeline, or go to the nearest hospital.",
     "he's not crazy or a psycho; people who hear voices are not dangerous",
     "killing myself, kill myself, kill yourselves",
+    "take 20 mg, or 2,5 ml, x30 mg, ٣ mg and [the pills] of the box; call (800) 273-8255 or +44 116 123",
 ]
 
 
@@ -49,11 +53,21 @@ def test_reads_the_literals_every_match_starts_with() -> None:
     assert leading_literals(r"(?<!\w)step \d") == frozenset({"step "})
     assert leading_literals(r"kill (?:myself|yourself)\b") == frozenset({"kill myself", "kill yourself"})
     assert leading_literals(r"^\s*step") is None
+    assert leading_literals(r"(?:\+ ?)?\(?[2-9]\d") == frozenset({"+", "(", ""})  # "": any digit
 
 
 @pytest.mark.parametrize(
     "source",
-    [r"\d+ mg", r"[a-z]+ing", r"(?:so )?", r"x?y*", r"\b(?i:sorry)", r"(?:die|\w+ly)", r"a|"],
+    [
+        r"[0-9a]+ mg",
+        r"[^0-9] mg",
+        r"[a-z]+ing",
+        r"(?:so )?",
+        r"x?y*",
+        r"\b(?i:sorry)",
+        r"(?:die|\w+ly)",
+        r"a|",
+    ],
 )
 def test_refuses_a_pattern_whose_matches_may_start_otherwise(source: str) -> None:
     assert leading_literals(source) is None
