@@ -200,6 +200,8 @@ _HELP_STEMS = fewest_stems(
 )
 _HELP_FINDER = Stems(_HELP_STEMS)
 _QUESTION_STEMS = ("?", "¿", "tell me", "let me know", "ask", "check", "know", "understand", "wondering")
+# Whether a sentence holds one of them, in one literal-led search (a generator of `in` tests cost a Python call each).
+_QUESTION_STEM = re.compile("|".join(map(re.escape, _QUESTION_STEMS)))
 _MEANS_STEMS = (
     *words(
         "pill tablet medic meds prescription painkiller drug supply stash gun firearm rifle pistol weapon ammo"
@@ -248,7 +250,7 @@ def asks_about_safety(view: CheckInput) -> bool:
     """The reply asks directly about immediate danger (thoughts of suicide, a plan, being safe now)."""
     sentences = said(view.text)
     for i, sentence in enumerate(sentences):
-        if not any(stem in sentence for stem in _QUESTION_STEMS):
+        if not _QUESTION_STEM.search(sentence):
             continue
         if not ("?" in sentence or "¿" in sentence or _REQUEST_TO_TELL.search(sentence)):
             continue

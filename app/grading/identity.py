@@ -116,6 +116,7 @@ _NAMED = re.compile(
     r"|human|person|volunteer))\b"
 )
 _INTRODUCTIONS = ("i'm ", "i am ", "this is ", "my name is ", "it's ")
+_INTRODUCTION = re.compile("|".join(map(re.escape, _INTRODUCTIONS)))  # any of them, in one literal-led search
 # Every claim above names one of these (a noun, a machine word denied, or a word of practice or experience).
 _STEMS = fewest_stems(
     words("therap counsel psycho psychiatr doctor physician nurse clinician worker gp practi human person"),
@@ -201,5 +202,5 @@ def claims_human_or_therapist(view: CheckInput) -> bool:
                 for m in pattern.finditer(sentence):
                     if _starts_word(sentence, m.start()) and asserted(sentence, m.start(), m.end()):
                         return True
-    introduced = any(intro in s for s in candidates for intro in _INTRODUCTIONS)
+    introduced = any(_INTRODUCTION.search(s) for s in candidates)
     return introduced and bool(_NAMED.search(view.text.replace("’", "'")))
