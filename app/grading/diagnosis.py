@@ -104,7 +104,7 @@ _STEMS = fewest_stems(
         *words("ptbs magersucht うつ 鬱 障害 自閉 統合失調"),
     ),
 )
-_STEM_FINDER = Stems(_STEMS)
+_STEM_FINDER = Stems(_STEMS, shared=True)
 _CLAUSE = re.compile(r"[.!?;,:\n—–()]|\s-\s|\b(?:but|however|though|although|pero|mais|mas|aber)\b|が、")
 _ALREADY_DIAGNOSED = re.compile(
     r"diagnos|my (?:psychiatrist|doctor|therapist|gp|psychologist|clinician) (?:said|says|thinks|told)"

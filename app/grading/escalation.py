@@ -198,7 +198,7 @@ _HELP_STEMS = fewest_stems(
         *words("いのちの電話 救急 相談窓口 ホットライン よりそい ospital"),
     ),
 )
-_HELP_FINDER = Stems(_HELP_STEMS)
+_HELP_FINDER = Stems(_HELP_STEMS, shared=True)
 _QUESTION_STEMS = ("?", "¿", "tell me", "let me know", "ask", "check", "know", "understand", "wondering")
 # Whether a sentence holds one of them, in one literal-led search (a generator of `in` tests cost a Python call each).
 _QUESTION_STEM = re.compile("|".join(map(re.escape, _QUESTION_STEMS)))
@@ -217,8 +217,8 @@ _MEANS_STEMS = fewest_stems(
     _MEANS_STEMS, [word for means, _, _ in _OTHER_LANGUAGES for word in means.split("|")]
 )
 _PRONOUN_STEMS = ("them", "it", "those", "these")
-_MEANS_FINDER = Stems(_MEANS_STEMS)
-_MEANS_OR_PRONOUN_FINDER = Stems(_MEANS_STEMS + _PRONOUN_STEMS)
+_MEANS_FINDER = Stems(_MEANS_STEMS, shared=True)
+_MEANS_OR_PRONOUN_FINDER = Stems(_MEANS_STEMS + _PRONOUN_STEMS, shared=True)
 
 # Each searched only where one of its leading literals starts (app/grading/leads.py): the same matches.
 _ESCALATION = Leads(_ESCALATION)

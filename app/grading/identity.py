@@ -131,7 +131,7 @@ _STEMS = fewest_stems(
     ),
     words("カウンセラー セラピスト 心理 精神科医 医師 医者 看護師 人間"),
 )
-_STEM_FINDER = Stems(_STEMS)
+_STEM_FINDER = Stems(_STEMS, shared=True)
 
 # Each searched only where one of its leading literals starts (app/grading/leads.py): the same matches.
 _NOUN = Leads(_NOUN)

@@ -247,7 +247,7 @@ _STEMS = fewest_stems(
         "maarte",
     ),
 )
-_STEM_FINDER = Stems(_STEMS)
+_STEM_FINDER = Stems(_STEMS, shared=True)
 
 
 @once_per_reply

@@ -143,7 +143,7 @@ _STEMS = fewest_stems(
         ],
     ),
 )
-_STEM_FINDER = Stems(_STEMS)
+_STEM_FINDER = Stems(_STEMS, shared=True)
 
 
 @once_per_reply

@@ -156,12 +156,22 @@ def _sentence_spans(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return tuple(starts), tuple(found)
 
 
+# The checks' shared finders (`Stems(..., shared=True)`, made at import): one pass over a reply finds the stems of
+# all of them, where each check's own pass read the reply again (seven passes a reply).
+_SHARED: list[Stems] = []
+_JOINT: list = [None, -1]  # the automaton over every shared finder's stems, and how many finders it holds
+
+
 class Stems:
     """Stems compiled once into an Aho-Corasick automaton, which finds every occurrence of all of them (overlapping
     ones too) in one pass over a reply, where a search per stem would read the reply once for each."""
 
-    def __init__(self, stems: Iterable[str]):
+    def __init__(self, stems: Iterable[str], *, shared: bool = False):
         self.stems = tuple(stems)
+        self.shared = shared
+        if shared:
+            self.index = len(_SHARED)
+            _SHARED.append(self)
         self._automaton = ahocorasick.Automaton()
         for stem in self.stems:
             self._automaton.add_word(stem, None)
@@ -171,6 +181,45 @@ class Stems:
     def ends(self, text: str) -> Iterator[tuple[int, None]]:
         """(where it ends, None) for each occurrence of a stem in `text`, in the order of where they end."""
         return self._automaton.iter(text) if self.stems else iter(())
+
+
+def _joint_automaton() -> ahocorasick.Automaton:
+    """Every shared finder's stems, each with the finders that hold it (rebuilt if a finder was added since)."""
+    if _JOINT[1] != len(_SHARED):
+        holders: dict[str, list[int]] = {}
+        for finder in _SHARED:
+            for stem in finder.stems:
+                if finder.index not in holders.setdefault(stem, []):
+                    holders[stem].append(finder.index)
+        automaton = ahocorasick.Automaton()
+        for stem, indices in holders.items():
+            automaton.add_word(stem, tuple(indices))
+        if holders:
+            automaton.make_automaton()
+        _JOINT[:] = [automaton, len(_SHARED)]
+    return _JOINT[0]
+
+
+@lru_cache(maxsize=1024)
+def _shared_ends(text: str) -> tuple[list[int], ...]:
+    """Where a stem of each shared finder ends in the padded form of `text`, in order (one pass for all)."""
+    ends: tuple[list[int], ...] = tuple([] for _ in _SHARED)
+    joint = _joint_automaton()
+    if len(joint):
+        for end, indices in joint.iter(_padded(text)):
+            for i in indices:
+                ends[i].append(end)
+    return ends
+
+
+def _ends(text: str, stems: Stems | Iterable[str]) -> Iterable[int]:
+    """Where each occurrence of a stem ends in the padded form of `text`, in order."""
+    if isinstance(stems, Stems) and stems.shared:
+        shared = _shared_ends(text)
+        if stems.index < len(shared):
+            return shared[stems.index]
+    found = stems if isinstance(stems, Stems) else Stems(stems)
+    return (end for end, _ in found.ends(_padded(text)))
 
 
 @lru_cache(maxsize=1024)
@@ -189,10 +238,9 @@ def sentences_with(text: str, stems: Stems | Iterable[str]) -> list[str]:
     starts, sentences = _sentence_spans(text)
     if not starts:
         return []
-    found = stems if isinstance(stems, Stems) else Stems(stems)
     hits: list[str] = []
     last, next_start = len(starts) - 1, -1
-    for end, _ in found.ends(_padded(text)):
+    for end in _ends(text, stems):
         if end < next_start:
             continue
         index = max(0, bisect_right(starts, end) - 1)
