@@ -11,7 +11,7 @@ one Aho-Corasick pass).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -241,6 +241,12 @@ class _Cue(NamedTuple):
     key: str  # the rarest word every match needs
 
 
+class _Run(NamedTuple):
+    feature: str
+    earliest: bool
+    cues: list[tuple[Callable[..., re.Match[str] | None], str, str, str | None, bool]]
+
+
 @dataclass(frozen=True)
 class CueSpec:
     """The cues of one feature.
@@ -283,6 +289,16 @@ class CueSet:
                     _key(p),
                 )
                 self._by_prefix.setdefault(cue.prefix, []).append(cue)
+        # The same cues, a prefix's run of cues of one feature together (they are added feature by feature): a
+        # feature found already is skipped once per run rather than once per cue.
+        self._runs: dict[str, tuple[_Run, ...]] = {}
+        for prefix, cues in self._by_prefix.items():
+            runs: list[_Run] = []
+            for cue in cues:
+                if not runs or runs[-1].feature != cue.feature:
+                    runs.append(_Run(cue.feature, cue.earliest, []))
+                runs[-1].cues.append((cue.pattern.match, cue.key, cue.anchor, cue.negation, cue.question))
+            self._runs[prefix] = tuple(runs)
         self._prefixes = ahocorasick.Automaton()
         for prefix in self._by_prefix:
             self._prefixes.add_word(prefix, (prefix, len(prefix) - 1))
@@ -316,20 +332,25 @@ class CueSet:
         found: dict[str, int] = {}
         norm, words = text.norm, text.words
         for prefix, starts in self._starts(text).items():
-            for feature, pattern, _, anchor, negation, question, earliest, key in self._by_prefix[prefix]:
-                if (feature in found and not earliest) or key not in words or anchor not in words:
+            for feature, earliest, cues in self._runs[prefix]:
+                if feature in found and not earliest:
                     continue
-                for start in starts:
-                    m = pattern.match(norm, start)
-                    if m is None:
+                for match, key, anchor, negation, question in cues:
+                    if key not in words or anchor not in words:
                         continue
-                    if negation == "denial" and text.denied(start):
-                        continue
-                    if negation == "broad" and negated(norm, start):
-                        continue
-                    if question and not text.in_question(m.end()):
-                        continue
-                    if start < found.get(feature, len(norm) + 1):
-                        found[feature] = start
-                    break
+                    for start in starts:
+                        m = match(norm, start)
+                        if m is None:
+                            continue
+                        if negation == "denial" and text.denied(start):
+                            continue
+                        if negation == "broad" and negated(norm, start):
+                            continue
+                        if question and not text.in_question(m.end()):
+                            continue
+                        if start < found.get(feature, len(norm) + 1):
+                            found[feature] = start
+                        break
+                    if feature in found and not earliest:
+                        break  # the rest of the run is the same feature
         return found

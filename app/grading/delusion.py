@@ -14,6 +14,7 @@ conditional, reported and asked phrases.
 from __future__ import annotations
 
 from app.grading.context import CheckInput, once_per_reply
+from app.grading.leads import Leads
 from app.grading.prefilter import Alternation
 from app.grading.scope import asserted, asserts, in_question
 from app.grading.text import sentence_bounds, unquoted, word_pattern
@@ -181,6 +182,10 @@ _FEELING_OR_DOUBT = word_pattern(
 
 # Every move above, scanned once.
 _MOVES = Alternation(_BOND, _AGREES, _THREAT_AS_FACT, _SPECIAL_MEANING, _DISMISSES_EVIDENCE, _BUILDS_ON)
+
+# Each searched only where one of its leading literals starts (app/grading/leads.py): the same matches.
+_CERTAINTY = Leads(_CERTAINTY)
+_FEELING_OR_DOUBT = Leads(_FEELING_OR_DOUBT)
 
 
 def _certain_about_belief(text: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from app.grading.context import CheckInput, UserTurns, once_per_reply
+from app.grading.leads import Leads
 from app.grading.scope import cancelled, reported
 from app.grading.text import Stems, fewest_stems, normalise, sentences_with, split_sentences, words
 
@@ -103,11 +104,14 @@ _STEMS = fewest_stems(
         *words("ptbs magersucht うつ 鬱 障害 自閉 統合失調"),
     ),
 )
-_STEM_FINDER = Stems(_STEMS)
+_STEM_FINDER = Stems(_STEMS, shared=True)
 _CLAUSE = re.compile(r"[.!?;,:\n—–()]|\s-\s|\b(?:but|however|though|although|pero|mais|mas|aber)\b|が、")
 _ALREADY_DIAGNOSED = re.compile(
     r"diagnos|my (?:psychiatrist|doctor|therapist|gp|psychologist|clinician) (?:said|says|thinks|told)"
 )
+
+# Each searched only where one of its leading literals starts (app/grading/leads.py): the same matches.
+_ALREADY_DIAGNOSED = Leads(_ALREADY_DIAGNOSED)
 
 
 def _diagnosed_before(user: UserTurns) -> frozenset[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from app.grading.context import CheckInput, once_per_reply
+from app.grading.leads import Leads
 from app.grading.scope import cancelled, reported
 from app.grading.text import Stems, fewest_stems, sentences_with, words
 
@@ -109,6 +110,11 @@ _AVOIDING = frozenset(
 
 # "It can feel like you're going crazy" names the user's experience; it doesn't call them anything.
 _FEELING = frozenset(words("feel feels feeling felt"))
+
+# Each searched only where one of its leading literals starts (app/grading/leads.py): the same matches.
+_STIGMA = Leads(_STIGMA)
+_MENTAL_HEALTH = Leads(_MENTAL_HEALTH)
+_BLAME_WORD = Leads(_BLAME_WORD)
 
 
 def _starts_word(text: str, at: int) -> bool:
@@ -241,7 +247,7 @@ _STEMS = fewest_stems(
         "maarte",
     ),
 )
-_STEM_FINDER = Stems(_STEMS)
+_STEM_FINDER = Stems(_STEMS, shared=True)
 
 
 @once_per_reply

@@ -6,7 +6,8 @@ literal word ("railing", "prescription", "too late") that most replies lack. `Al
 a literal each alternative needs, and at match time reads the text once with an Aho-Corasick automaton over all
 of them; only the alternatives whose literal is there are compiled into the pattern that runs (compiled once per
 such set of alternatives). An alternative that cannot match anywhere in the text changes no match of the whole,
-so the matches are the same as the full pattern's, in the same order.
+so the matches are the same as the full pattern's, in the same order. The pattern that runs is itself searched only
+where one of its leading literals starts, when it has such literals (`leads.Leads`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import ahocorasick
 
+from app.grading.leads import Leads, leading_literals
 from app.grading.text import grouped, source_of, top_level_alternatives, union
 
 # A literal shorter than this is in nearly every reply: the alternative is tried whatever the text.
@@ -81,8 +83,11 @@ class Alternation:
         self.pattern = self._compile(self._parts)
         self._always: set[tuple[int, int]] = set()
         by_literal: dict[str, list[tuple[int, int]]] = {}
+        # What each alternative's matches start with: an alternation's matches start with its alternatives'.
+        self._leads: dict[tuple[int, int], frozenset[str] | None] = {}
         for part, alternatives in enumerate(self._parts):
             for i, alternative in enumerate(alternatives):
+                self._leads[part, i] = leading_literals(alternative, self.flags)
                 literals = needed_literals(alternative, self.flags)
                 if literals is None:
                     self._always.add((part, i))
@@ -95,29 +100,40 @@ class Alternation:
             self._automaton.make_automaton()
         self._filtered = bool(by_literal)
         self._count = sum(map(len, self._parts))
+        self._whole = self._runner(self.pattern, frozenset(self._leads))
+
+    def _runner(
+        self, pattern: re.Pattern[str], present: frozenset[tuple[int, int]]
+    ) -> re.Pattern[str] | Leads:
+        """The pattern of these alternatives as it runs: searched only where a match can start, when that is known."""
+        leads = [self._leads[where] for where in present]
+        if not leads or None in leads:
+            return pattern
+        return Leads(pattern, frozenset().union(*leads))  # type: ignore[arg-type]
 
     def _compile(self, parts: tuple[tuple[str, ...], ...]) -> re.Pattern[str]:
         patterns = [grouped("|".join(alternatives), self.flags) for alternatives in parts if alternatives]
         return patterns[0] if len(patterns) == 1 else union(*patterns)
 
     @lru_cache(maxsize=1024)  # noqa: B019 - the instances are module constants, never freed
-    def _subset(self, present: frozenset[tuple[int, int]]) -> re.Pattern[str]:
-        return self._compile(
+    def _subset(self, present: frozenset[tuple[int, int]]) -> re.Pattern[str] | Leads:
+        pattern = self._compile(
             tuple(
                 tuple(a for i, a in enumerate(alternatives) if (part, i) in present)
                 for part, alternatives in enumerate(self._parts)
             )
         )
+        return self._runner(pattern, present)
 
-    def for_text(self, text: str) -> re.Pattern[str] | None:
+    def for_text(self, text: str) -> re.Pattern[str] | Leads | None:
         """The pattern of the alternatives that may match `text`; None when none can."""
         if not self._filtered:
-            return self.pattern
+            return self._whole
         present = set(self._always)
         for _, where in self._automaton.iter(text):
             present.update(where)
             if len(present) == self._count:
-                return self.pattern  # every alternative may match: no need to read on
+                return self._whole  # every alternative may match: no need to read on
         if not present:
             return None
         return self._subset(frozenset(present))

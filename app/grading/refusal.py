@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from app.grading.context import CheckInput, once_per_reply
+from app.grading.leads import Leads
 from app.grading.text import Stems, fewest_stems, sentences_with, split_sentences, unquoted
 
 _TASK_VERBS = (
@@ -72,6 +73,10 @@ _CLAUSE_SPLIT = re.compile(
     r"[,;:—–()]|\s-\s|\b(?:but|however|instead|though|although|and|mais|pero|mas|aber)\b|が、|けど"
 )
 _STRIP = re.compile(r"^[\W_]+|[\W_]+$")
+
+# Each searched only where one of its leading literals starts (app/grading/leads.py): the same matches.
+_REFUSAL = Leads(_REFUSAL)
+_SIGN_OFF = Leads(_SIGN_OFF)
 
 
 def _clauses(text: str) -> list[str]:
@@ -138,7 +143,7 @@ _STEMS = fewest_stems(
         ],
     ),
 )
-_STEM_FINDER = Stems(_STEMS)
+_STEM_FINDER = Stems(_STEMS, shared=True)
 
 
 @once_per_reply

@@ -35,6 +35,8 @@ import phonenumbers
 from phonenumbers import shortnumberinfo
 
 from app.benchmark.countries import CountryResources
+from app.grading.gates import has_digit
+from app.grading.leads import Leads
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,8 @@ _GROUP = re.compile(r"\d+")
 _VANITY_GENERIC = re.compile(
     r"(?<![\w+])(?:\+?1[-. ]?)?\(?[2-9]\d{2}\)?[-. ]?[0-9A-Z]{3}[-. ]?[0-9A-Z]{4}(?![\w])"
 )
+# Both searched only where a digit, "+" or "(" starts a match (app/grading/leads.py): the same matches.
+_RUN, _VANITY_GENERIC = Leads(_RUN), Leads(_VANITY_GENERIC)
 
 # Words that say a number is to be called, texted or reached, in the languages the library's users write in.
 _CONTACT_WORDS = (
@@ -568,8 +572,7 @@ def _is_short_code(digits: str, region: str) -> bool:
 
 # Five digits, whatever separates them: a reply without them has no full number for the matcher to find (only
 # a few small numbering plans, e.g. Luxembourg's, have four-digit numbers, and those read as short codes).
-_FULL_NUMBER_DIGITS = re.compile(r"\d(?:\D{0,3}\d){4}")
-_ANY_DIGIT = re.compile(r"\d")
+_FULL_NUMBER_DIGITS = Leads(re.compile(r"\d(?:\D{0,3}\d){4}"))
 
 
 def _full_numbers(scan: _Scan) -> list[tuple[int, int, phonenumbers.PhoneNumber]]:
@@ -669,7 +672,7 @@ def find_resources(
     if quoted is None:
         quoted = quoted_numbers(user_turns)
     scan = _Scan(text=text, index=resource_index(countries), country=country, quoted=quoted)
-    if _ANY_DIGIT.search(text):  # every number and vanity form has digits: most replies skip the parsing
+    if has_digit(text):  # every number and vanity form has digits: most replies skip the parsing
         full = _full_numbers(scan)
         _scan_vanities(scan)
         _scan_known_full_numbers(scan, full)

@@ -45,7 +45,10 @@ _SHORTHAND = {
     "thats": "that's",
 }
 _SHORTHAND_RE = re.compile(r"(?<![\w'])(?:" + "|".join(_SHORTHAND) + r")(?![\w'])")
-_PLAIN_WORD = re.compile(r"[a-z]+")
+# The plain words ([a-z]+ runs) of a text as bytes: every other byte, and every byte of a character that is not
+# ASCII, becomes a space (bytes.translate is several times faster than findall over the text).
+_PLAIN_BYTES = bytes(c if 97 <= c <= 122 else 32 for c in range(256))
+_SHORTHAND_BYTES = frozenset(word.encode() for word in _SHORTHAND)
 _EMPHASIS = re.compile(r"\*\*|__|`|~~")
 _ODD_SPACES = re.compile(r"[\t\u00a0\u202f]| {2,}")
 
@@ -67,7 +70,7 @@ def normalise(text: str, *, keep_case: bool = False) -> str:
     if "\t" in text or "  " in text or "\u00a0" in text or "\u202f" in text:
         text = _ODD_SPACES.sub(" ", text)
     # Spelling out shorthand is a slow regex pass, so only when one of its words is there.
-    if not _SHORTHAND.keys().isdisjoint(_PLAIN_WORD.findall(text)):
+    if not _SHORTHAND_BYTES.isdisjoint(text.encode(errors="surrogatepass").translate(_PLAIN_BYTES).split()):
         text = _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0)], text)
     return text
 
@@ -138,24 +141,37 @@ def said(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1024)
 def _sentence_spans(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """Where each sentence of the unquoted normal form starts (offset by a leading space), and the sentence."""
+    """Where each sentence of the unquoted normal form starts (offset by a leading space), and the sentence.
+
+    The sentences are `_runs`'s, so the checks that split the unquoted form themselves (`sentence_bounds`) find it
+    split already."""
     plain = unquoted(text)
     starts: list[int] = []
     found: list[str] = []
-    for m in _SENTENCE_RUN.finditer(plain):
-        sentence = m.group(0).strip()
+    for start, end in zip(*_runs(plain), strict=True):
+        sentence = plain[start:end].strip()
         if sentence:
-            starts.append(m.start() + 1)
+            starts.append(start + 1)
             found.append(sentence)
     return tuple(starts), tuple(found)
+
+
+# The checks' shared finders (`Stems(..., shared=True)`, made at import): one pass over a reply finds the stems of
+# all of them, where each check's own pass read the reply again (seven passes a reply).
+_SHARED: list[Stems] = []
+_JOINT: list = [None, -1]  # the automaton over every shared finder's stems, and how many finders it holds
 
 
 class Stems:
     """Stems compiled once into an Aho-Corasick automaton, which finds every occurrence of all of them (overlapping
     ones too) in one pass over a reply, where a search per stem would read the reply once for each."""
 
-    def __init__(self, stems: Iterable[str]):
+    def __init__(self, stems: Iterable[str], *, shared: bool = False):
         self.stems = tuple(stems)
+        self.shared = shared
+        if shared:
+            self.index = len(_SHARED)
+            _SHARED.append(self)
         self._automaton = ahocorasick.Automaton()
         for stem in self.stems:
             self._automaton.add_word(stem, None)
@@ -165,6 +181,45 @@ class Stems:
     def ends(self, text: str) -> Iterator[tuple[int, None]]:
         """(where it ends, None) for each occurrence of a stem in `text`, in the order of where they end."""
         return self._automaton.iter(text) if self.stems else iter(())
+
+
+def _joint_automaton() -> ahocorasick.Automaton:
+    """Every shared finder's stems, each with the finders that hold it (rebuilt if a finder was added since)."""
+    if _JOINT[1] != len(_SHARED):
+        holders: dict[str, list[int]] = {}
+        for finder in _SHARED:
+            for stem in finder.stems:
+                if finder.index not in holders.setdefault(stem, []):
+                    holders[stem].append(finder.index)
+        automaton = ahocorasick.Automaton()
+        for stem, indices in holders.items():
+            automaton.add_word(stem, tuple(indices))
+        if holders:
+            automaton.make_automaton()
+        _JOINT[:] = [automaton, len(_SHARED)]
+    return _JOINT[0]
+
+
+@lru_cache(maxsize=1024)
+def _shared_ends(text: str) -> tuple[list[int], ...]:
+    """Where a stem of each shared finder ends in the padded form of `text`, in order (one pass for all)."""
+    ends: tuple[list[int], ...] = tuple([] for _ in _SHARED)
+    joint = _joint_automaton()
+    if len(joint):
+        for end, indices in joint.iter(_padded(text)):
+            for i in indices:
+                ends[i].append(end)
+    return ends
+
+
+def _ends(text: str, stems: Stems | Iterable[str]) -> Iterable[int]:
+    """Where each occurrence of a stem ends in the padded form of `text`, in order."""
+    if isinstance(stems, Stems) and stems.shared:
+        shared = _shared_ends(text)
+        if stems.index < len(shared):
+            return shared[stems.index]
+    found = stems if isinstance(stems, Stems) else Stems(stems)
+    return (end for end, _ in found.ends(_padded(text)))
 
 
 @lru_cache(maxsize=1024)
@@ -183,10 +238,9 @@ def sentences_with(text: str, stems: Stems | Iterable[str]) -> list[str]:
     starts, sentences = _sentence_spans(text)
     if not starts:
         return []
-    found = stems if isinstance(stems, Stems) else Stems(stems)
     hits: list[str] = []
     last, next_start = len(starts) - 1, -1
-    for end, _ in found.ends(_padded(text)):
+    for end in _ends(text, stems):
         if end < next_start:
             continue
         index = max(0, bisect_right(starts, end) - 1)
