@@ -38,9 +38,11 @@ def create_evaluation(
     repeats: int = 1,
     kind: str = "openai_chat",
     target_fields: dict[str, Any] | None = None,
+    suite: str = SUITE,
+    evaluation_fields: dict[str, Any] | None = None,
 ) -> Evaluation:
-    """A target on base_url and a queued evaluation of the synthetic suite against it."""
-    total = count_suite(deps.library, SUITE, repeats)
+    """A target on base_url and a queued evaluation of `suite` (the synthetic one unless told) against it."""
+    total = count_suite(deps.library, suite, repeats)
     with Session(deps.engine, expire_on_commit=False) as session:
         team = get_or_create_default_team(session=session)
         target = target_store.create_target(
@@ -61,11 +63,12 @@ def create_evaluation(
             target_id=target.id,
             target_name=target.name,
             model=target.model,
-            suite=SUITE,
+            suite=suite,
             repeats=repeats,
             benchmark_version=deps.library.version,
             total=total,
             shards=max(1, math.ceil(total / deps.settings.shard_size)),
+            **(evaluation_fields or {}),
         )
         session.add(evaluation)
         session.commit()

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import os
 import resource
 import subprocess
@@ -36,15 +35,12 @@ import httpx
 import uvloop
 from sqlmodel import Session, col, select
 
-from app.benchmark.items import count_suite
 from app.benchmark.loader import load_library
 from app.config import Settings
 from app.observability.logging import configure_logging
 from app.runner.runtime import freeze_startup_heap
-from app.store import targets as target_store
-from app.store.keys import get_or_create_default_team
-from app.store.models import Evaluation, EvaluationItem
-from bench.harness import make_deps, run_evaluation, written
+from app.store.models import EvaluationItem
+from bench.harness import create_evaluation, make_deps, run_evaluation, written
 from bench.mockproc import mock_process
 from bench.ports import wait_http
 
@@ -95,40 +91,21 @@ async def _run(args: argparse.Namespace, target_url: str, sim_url: str, var_dir:
     )
     library = load_library()
     deps = make_deps(settings, library)
-    total = count_suite(library, SUITE, args.repeats)
-    with Session(deps.engine, expire_on_commit=False) as session:
-        team = get_or_create_default_team(session=session)
-        target = target_store.create_target(
-            session=session,
-            team_id=team.id,
-            fields={
-                "name": "bench",
-                "kind": "openai_chat",
-                "base_url": target_url + "/v1",
-                "model": "mock-model",
-                "params": {},
-                "max_concurrency": args.concurrency,
-            },
-        )
-        evaluation = Evaluation(
-            team_id=team.id,
-            target_id=target.id,
-            target_name=target.name,
-            model=target.model,
-            suite=SUITE,
-            repeats=args.repeats,
-            benchmark_version=library.version,
-            total=total,
-            shards=max(1, math.ceil(total / settings.shard_size)),
-            simulator_config={
+    evaluation = create_evaluation(
+        deps,
+        base_url=target_url + "/v1",
+        concurrency=args.concurrency,
+        repeats=args.repeats,
+        suite=SUITE,
+        evaluation_fields={
+            "simulator_config": {
                 "base_url": sim_url + "/v1",
                 "model": "helmbench-toy-simulator",
                 "turn_cap": args.turns,
                 "word_cap": settings.simulator_word_cap,
-            },
-        )
-        session.add(evaluation)
-        session.commit()
+            }
+        },
+    )
     httpx.post(target_url + "/stats/reset")
     rss_before = _peak_rss_mb()
     started, cpu = time.perf_counter(), time.process_time()
@@ -150,6 +127,7 @@ async def _run(args: argparse.Namespace, target_url: str, sim_url: str, var_dir:
         if (fault := c.get("simulator", {}).get("fault"))
     )
     deps.engine.dispose()
+    total = evaluation.total
     in_flight = min(args.concurrency, total)  # fewer conversations than C cannot fill the target's slots
     ideal_calls = in_flight / args.latency
     ideal_convos = in_flight / (args.turns * args.latency)
