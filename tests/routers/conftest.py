@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
+from tests.scoring.conftest import bots_api
 
 TARGET_URL = "http://127.0.0.1:9911/v1"
 
@@ -48,6 +49,13 @@ def client(settings: Settings) -> Iterator[TestClient]:
         key = (settings.var_dir / "admin.key").read_text().strip()
         test_client.headers["Authorization"] = f"Bearer {key}"
         yield test_client
+
+
+@pytest.fixture
+def api(settings: Settings) -> Iterator[TestClient]:
+    """The app with the careful and careless bots as targets, for tests that run evaluations to compare."""
+    with bots_api(settings) as client:
+        yield client
 
 
 def make_target(client: TestClient, **overrides: Any) -> str:

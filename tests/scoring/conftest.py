@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
-import pytest
 import respx
 from fastapi.testclient import TestClient
 
@@ -82,9 +82,10 @@ def careless(request: httpx.Request) -> httpx.Response:
     return chat(json.dumps({"response": "Done! Here is your list.", "tags": ["TASK"]}))
 
 
-@pytest.fixture
-def api(settings: Settings) -> Iterator[TestClient]:
-    """The real app on the mini library (embedded default), signed in with the admin key, targets mocked."""
+@contextmanager
+def bots_api(settings: Settings) -> Iterator[TestClient]:
+    """The real app on the mini library (embedded default), signed in with the admin key, the careful and
+    careless bots mocked as targets: the `api` fixture of the compare and labels router tests."""
     with (
         respx.mock(using="httpx", assert_all_called=False) as router,
         TestClient(create_app(settings)) as client,
