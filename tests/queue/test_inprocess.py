@@ -1,4 +1,4 @@
-"""Queues: a shard's job id is fixed, so enqueueing an evaluation twice queues nothing twice."""
+"""The in-process queue: a shard's job id is fixed, so enqueueing an evaluation twice queues nothing twice."""
 
 from __future__ import annotations
 
