@@ -115,8 +115,25 @@ def server_cpu_s(pid: int, workers: Sequence[int] = ()) -> tuple[float, float]:
     return cpu_seconds(pid), used
 
 
-def mock_calls(mock: str) -> int:
-    return int(httpx.get(f"{mock}/stats", timeout=10).json().get("requests", 0))
+def mock_stats(mock: str) -> dict[str, float]:
+    return httpx.get(f"{mock}/stats", timeout=10).json()
+
+
+def timeline(
+    stats: dict[str, float], posted_at: float, settled_at: float, concurrency: int
+) -> dict[str, Any]:
+    """Where a run's time went, from the mock's side: POST to the first call, the calls (and how many slots of
+    `concurrency` they kept busy on average), the last answer to the settled status (the report)."""
+    first, last = stats.get("first_request_at", 0.0), stats.get("last_answer_at", 0.0)
+    if not first or not last or last <= first:
+        return {}
+    return {
+        "post_to_first_call_s": round(first - posted_at, 2),
+        "calls_s": round(last - first, 2),
+        "mean_in_flight": round(stats.get("in_flight_seconds", 0.0) / (last - first), 1),
+        "slots_busy_pct": round(100 * stats.get("in_flight_seconds", 0.0) / (last - first) / concurrency, 1),
+        "last_answer_to_settled_s": round(settled_at - last, 2),
+    }
 
 
 def run_full_suite(
@@ -134,9 +151,9 @@ def run_full_suite(
         },
     )
     target.raise_for_status()
-    calls_before = mock_calls(mock)
+    httpx.post(f"{mock}/stats/reset", timeout=10).raise_for_status()
     cpu_before = cpu()
-    started = time.perf_counter()
+    posted_at, started = time.time(), time.perf_counter()
     created = api.post("/v1/evaluations", json={"target_id": target.json()["id"], "suite": suite})
     created.raise_for_status()
     evaluation_id = created.json()["id"]
@@ -144,8 +161,9 @@ def run_full_suite(
         if time.perf_counter() - started > 1800:
             raise SystemExit(f"{evaluation_id} did not settle in 30 min: {body}")
         time.sleep(0.25)
-    seconds = time.perf_counter() - started
-    calls = mock_calls(mock) - calls_before
+    seconds, settled_at = time.perf_counter() - started, time.time()
+    stats = mock_stats(mock)
+    calls = int(stats.get("requests", 0))
     api_cpu, workers_cpu = (after - before for after, before in zip(cpu(), cpu_before, strict=True))
     ideal = concurrency / LATENCY
     return {
@@ -162,6 +180,7 @@ def run_full_suite(
         "pct_ideal": round(100 * calls / seconds / ideal, 1),
         "api_cpu_ms_per_call": round(1000 * api_cpu / calls, 3) if calls else None,
         "workers_cpu_ms_per_call": round(1000 * workers_cpu / calls, 3) if calls else None,
+        **timeline(stats, posted_at, settled_at, concurrency),
     }
 
 
@@ -268,6 +287,12 @@ def measure(
                 f"{r['calls']} calls in {r['seconds']} s: {r['calls_per_s']} calls/s ({r['pct_ideal']}% of ideal), "
                 f"CPU ms/call API {r['api_cpu_ms_per_call']} workers {r['workers_cpu_ms_per_call']}, load {r['load']}"
             )
+            if "calls_s" in r:
+                note(
+                    f"POST to first call {r['post_to_first_call_s']} s, calls {r['calls_s']} s with "
+                    f"{r['mean_in_flight']} in flight on average ({r['slots_busy_pct']}% of C), "
+                    f"last answer to settled {r['last_answer_to_settled_s']} s"
+                )
             if not args.skip_inspect:
                 note(f"inspect-ai on the same mock, {r['calls']} calls at C={c}")
                 record(f"inspect C={c}{label}", {**inspect_same_mock(mock, r["calls"], c), "load": load()})

@@ -9,7 +9,9 @@ Endpoints:
     GET  /v1/models            the one model name the server answers as
     GET  /health               "ok" at once (readiness probe)
     GET  /stats                JSON counts of requests and of each outcome served, and `max_in_flight`:
-                               the most chat requests it was serving at once
+                               the most chat requests it was serving at once; `first_request_at` and
+                               `last_answer_at` (epoch seconds) and `in_flight_seconds` (the requests' summed
+                               time in the mock): how many were in flight on average between the two
     POST /stats/reset          zero the counts
     POST /release              let requests held by `--hold-after` through
 
@@ -138,10 +140,14 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
     flight, stats = request.app[IN_FLIGHT_KEY], request.app[STATS_KEY]
     flight.now += 1
     stats["max_in_flight"] = max(stats["max_in_flight"], flight.now)
+    arrived = time.time()
+    stats["first_request_at"] = stats["first_request_at"] or arrived
     try:
         return await _serve_chat(request)
     finally:
         flight.now -= 1
+        stats["last_answer_at"] = answered = time.time()
+        stats["in_flight_seconds"] += answered - arrived
 
 
 async def _serve_chat(request: web.Request) -> web.StreamResponse:

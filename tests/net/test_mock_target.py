@@ -26,7 +26,12 @@ async def test_ok_reply_is_openai_shaped() -> None:
     assert response.status_code == 200 and body["object"] == "chat.completion" and body["model"] == "m1"
     assert body["choices"][0]["message"]["role"] == "assistant" and body["choices"][0]["message"]["content"]
     assert body["usage"]["prompt_tokens"] == 2
-    assert stats == {"requests": 1, "ok": 1, "max_in_flight": 1}
+    assert {k: stats[k] for k in ("requests", "ok", "max_in_flight")} == {
+        "requests": 1,
+        "ok": 1,
+        "max_in_flight": 1,
+    }
+    assert 0 < stats["first_request_at"] <= stats["last_answer_at"]
 
 
 async def test_stats_report_the_most_requests_served_at_once() -> None:
@@ -35,6 +40,10 @@ async def test_stats_report_the_most_requests_served_at_once() -> None:
         await client.post("/v1/chat/completions", json=CHAT)  # alone: the peak stays
         stats = (await client.get("/stats")).json()
     assert stats["requests"] == 6 and stats["max_in_flight"] == 5
+    # six requests each held 0.2 s, five of them at once: ~1.2 s in flight over ~0.4 s, three at a time on average
+    seconds = stats["last_answer_at"] - stats["first_request_at"]
+    assert stats["in_flight_seconds"] >= 6 * 0.2 and seconds >= 2 * 0.2
+    assert 2 <= stats["in_flight_seconds"] / seconds <= 5
 
 
 async def test_429_carries_retry_after() -> None:
