@@ -1,4 +1,5 @@
-"""Throughput of HTTP client stacks against the loopback mock: httpx, httpx-aiohttp (guarded), aiohttp.
+"""Throughput of HTTP client stacks against the loopback mock: httpx, httpx-aiohttp (guarded), aiohttp, and the
+runner's own path (the OpenAI adapter's `complete` on `make_client`: body, gate, retries, capped read, parse).
 
     python -m bench.client_stack            # 3000 requests at 64 and 256 concurrent connections
     python -m bench.client_stack --quick    # 600 requests, for a fast look
@@ -23,6 +24,9 @@ import httpx
 
 from app.net.client import make_client
 from app.net.ssrf import Allowlist
+from app.targets.base import TargetConfig
+from app.targets.factory import make_adapter
+from app.targets.retry import RetryPolicy
 from bench.ports import free_port
 
 BODY = {"model": "mock-model", "messages": [{"role": "user", "content": "How are you today?"}]}
@@ -114,6 +118,26 @@ async def _run_aiohttp(url: str, c: int, n: int) -> Result:
     return Result("raw aiohttp", c, n, errors, seconds, lat, cpu)
 
 
+async def _run_adapter(base: str, c: int, n: int) -> Result:
+    """Drive the OpenAI adapter as a shard does: what a target call costs the runner, end to end."""
+    config = TargetConfig(kind="openai_chat", base_url=f"{base}/v1", model="mock-model", max_concurrency=c)
+    client = make_client(
+        max_connections=c, timeout=30, allowlist=Allowlist.parse("127.0.0.0/8"), max_response_bytes=1 << 20
+    )
+    adapter = make_adapter(client, config, RetryPolicy(max_retries=0), max_reply_bytes=1 << 20)
+    messages = BODY["messages"]
+
+    async def send() -> None:
+        reply = await adapter.complete(messages)  # type: ignore[arg-type]
+        if not reply.ok:
+            raise RuntimeError(reply.error)
+
+    async with client:
+        await _drive(send, c, c)
+        errors, seconds, lat, cpu = await _drive(send, c, n)
+    return Result("OpenAI adapter on make_client", c, n, errors, seconds, lat, cpu)
+
+
 async def run_all(base: str, concurrencies: list[int], total: int) -> list[Result]:
     """Every stack at every concurrency, one after another."""
     url = f"{base}/v1/chat/completions"
@@ -126,6 +150,7 @@ async def run_all(base: str, concurrencies: list[int], total: int) -> list[Resul
         guarded = make_client(max_connections=c, timeout=30, allowlist=allow, max_response_bytes=1 << 20)
         results.append(await _run_httpx(guarded, url, c, total, "httpx + httpx-aiohttp (make_client)"))
         results.append(await _run_aiohttp(url, c, total))
+        results.append(await _run_adapter(base, c, total))
     return results
 
 
