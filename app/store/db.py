@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
+import orjson
 from sqlalchemy import Engine, event, text
 from sqlmodel import Session, create_engine
 
@@ -13,6 +15,16 @@ from app.config import Settings
 CONNECT_TIMEOUT_S = 5
 TCP_USER_TIMEOUT_MS = 20_000
 POOL_TIMEOUT_S = 10
+
+
+def json_text(value: Any) -> str:
+    """A JSON column's text, written by orjson: a graded item row's columns (messages, checks, the 1–5 grade's
+    parts) take ~4 µs instead of json.dumps's ~26, paid for every item a worker stores and read back by every
+    report. Non-string keys become strings, as json.dumps makes them."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+JSON_CODEC: dict[str, Any] = {"json_serializer": json_text, "json_deserializer": orjson.loads}
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -24,7 +36,11 @@ def make_engine(settings: Settings) -> Engine:
         # connections as many as the thread pool's threads (40): an overflow connection is closed when given
         # back, so under polling a smaller pool opened a connection (and ran its pragmas) per request.
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=40, max_overflow=-1
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=40,
+            max_overflow=-1,
+            **JSON_CODEC,
         )
 
         @event.listens_for(engine, "connect")
@@ -46,6 +62,7 @@ def make_engine(settings: Settings) -> Engine:
         pool_size=10,
         max_overflow=20,
         pool_timeout=POOL_TIMEOUT_S,
+        **JSON_CODEC,
         connect_args={
             "connect_timeout": CONNECT_TIMEOUT_S,
             "keepalives": 1,
