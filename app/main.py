@@ -38,7 +38,7 @@ from app.store import grade_batches as grade_batch_store
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
 from app.webhooks.delivery import start_delivery, stop_delivery
-from app.workers.local_process import LocalWorkerProcess
+from app.workers.local_process import LocalWorkerProcess, wake_all
 
 
 def _first_start(deps: Runtime) -> None:
@@ -92,7 +92,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             limiter = SharedRateLimiter.from_url(settings.redis_url, settings.queue_name)
         elif settings.local_worker:  # the API enqueues rows; its local worker processes run them
             local_workers = [LocalWorkerProcess(settings) for _ in range(settings.local_workers)]
-            queue = DatabaseQueue(deps.engine, consumers_ready=lambda: any(w.ready for w in local_workers))
+            queue = DatabaseQueue(
+                deps.engine,
+                consumers_ready=lambda: any(w.ready for w in local_workers),
+                on_queued=lambda: wake_all(local_workers),
+            )
             limiter = RateLimiter()
             for worker in local_workers:
                 worker.start()

@@ -24,26 +24,40 @@ class QueueNotReady(RuntimeError):
 
 
 class DatabaseQueue:
-    def __init__(self, engine: Engine, consumers_ready: Callable[[], bool] = lambda: True):
-        """`consumers_ready`: whether a process that takes these rows is up (`helmbench serve`'s local workers)."""
+    def __init__(
+        self,
+        engine: Engine,
+        consumers_ready: Callable[[], bool] = lambda: True,
+        on_queued: Callable[[], None] = lambda: None,
+    ):
+        """`consumers_ready`: whether a process that takes these rows is up (`helmbench serve`'s local workers);
+        `on_queued`: called once rows were added, so those processes claim them at once instead of polling."""
         self._engine = engine
         self._consumers_ready = consumers_ready
+        self._on_queued = on_queued
+
+    async def _enqueue(self, jobs: list[tuple[str, str, str, int]]) -> int:
+        added = await asyncio.to_thread(job_store.enqueue_jobs, engine=self._engine, jobs=jobs)
+        if added:
+            self._on_queued()
+        return added
 
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:
-        jobs = [(shard_job_id(evaluation_id, s), SHARD, evaluation_id, s) for s in range(shards)]
-        return await asyncio.to_thread(job_store.enqueue_jobs, engine=self._engine, jobs=jobs)
+        return await self._enqueue(
+            [(shard_job_id(evaluation_id, s), SHARD, evaluation_id, s) for s in range(shards)]
+        )
 
     async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
         return await self._states({shard_job_id(evaluation_id, s): s for s in shards})
 
     async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
         """A row still there is queued or held (or lapsed, and the next claim takes it): only a gone one is added."""
-        jobs = [(shard_job_id(evaluation_id, shard), SHARD, evaluation_id, shard)]
-        return bool(await asyncio.to_thread(job_store.enqueue_jobs, engine=self._engine, jobs=jobs))
+        return bool(await self._enqueue([(shard_job_id(evaluation_id, shard), SHARD, evaluation_id, shard)]))
 
     async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
-        jobs = [(grade_batch_job_id(batch_id, s), GRADE, batch_id, s) for s in range(shards)]
-        return await asyncio.to_thread(job_store.enqueue_jobs, engine=self._engine, jobs=jobs)
+        return await self._enqueue(
+            [(grade_batch_job_id(batch_id, s), GRADE, batch_id, s) for s in range(shards)]
+        )
 
     async def grade_batch_states(self, batch_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
         return await self._states({grade_batch_job_id(batch_id, s): s for s in shards})
@@ -54,8 +68,7 @@ class DatabaseQueue:
 
     async def requeue_grade_batch(self, batch_id: str, shard: int) -> bool:
         """As requeue_shard, for one line range of a grade batch."""
-        jobs = [(grade_batch_job_id(batch_id, shard), GRADE, batch_id, shard)]
-        return bool(await asyncio.to_thread(job_store.enqueue_jobs, engine=self._engine, jobs=jobs))
+        return bool(await self._enqueue([(grade_batch_job_id(batch_id, shard), GRADE, batch_id, shard)]))
 
     async def depth(self) -> int:
         return await asyncio.to_thread(job_store.job_count, engine=self._engine)

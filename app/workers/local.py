@@ -35,7 +35,8 @@ from app.store.retry import db_call
 
 POLL_S = 0.5
 FAILED_JOB_DEFER_S = 2.0  # a job that failed waits this long before it is claimed again
-READY = b"READY"
+READY = b"READY"  # printed once the signal handlers are in place: from then on WAKE_SIGNAL is safe to send
+WAKE_SIGNAL = signal.SIGUSR1
 STOP_MARGIN_S = 10.0  # after the grace for calls: writing the finished rows and handing the jobs back
 T = TypeVar("T")
 log = structlog.get_logger("helmbench.worker")
@@ -50,6 +51,10 @@ class LocalWorker:
 
     async def _db(self, fn: Callable[..., T], /, **kwargs: Any) -> T:
         return await db_call(self.deps.settings.db_retry_s, fn, engine=self.deps.engine, **kwargs)
+
+    def wake(self) -> None:
+        """Jobs were just queued (`helmbench serve` sends SIGUSR1): claim now, not at the next poll."""
+        self._wake.set()
 
     def stop(self) -> None:
         """Take no new job; running ones finish their calls in flight and hand the rest back. Twice: at once."""
@@ -160,6 +165,7 @@ async def serve_jobs(settings: Settings, watch_parent: bool = True) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, worker.stop)
+    loop.add_signal_handler(WAKE_SIGNAL, worker.wake)
     freeze_startup_heap()
     log.info("local worker started", pid=os.getpid(), max_jobs=settings.worker_max_jobs)
     sys.stdout.buffer.write(

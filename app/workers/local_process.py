@@ -21,7 +21,7 @@ import time
 import structlog
 
 from app.config import Settings
-from app.workers.local import READY, STOP_MARGIN_S
+from app.workers.local import READY, STOP_MARGIN_S, WAKE_SIGNAL
 
 RESTART_MAX_WAIT_S = 10.0
 STABLE_AFTER_S = 30.0  # a child that lived this long and died starts again at once; a crashing one backs off
@@ -49,12 +49,25 @@ class LocalWorkerProcess:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None and self._proc.returncode is None else None
 
+    @property
+    def exit_code(self) -> int | None:
+        """The last child's exit status once it has ended (a signal's is negative); None while it runs."""
+        return self._proc.returncode if self._proc is not None else None
+
     async def _read_ready(self, proc: asyncio.subprocess.Process) -> None:
         """Until the child's stdout closes: READY marks it taking jobs (anything else it prints is dropped)."""
         assert proc.stdout is not None
         async for line in proc.stdout:
             if line.strip() == READY:
                 self.ready = True
+
+    def wake(self) -> None:
+        """Tell the child jobs were queued, so a run starts at once rather than at its next poll of the table.
+        Only once it said READY: before, its handler is not installed and the signal would end it."""
+        pid = self.pid
+        if self.ready and pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, WAKE_SIGNAL)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._keep_running(), name="helmbench-local-worker")
@@ -99,3 +112,9 @@ class LocalWorkerProcess:
             log.error("local worker did not stop in time; killed", pid=proc.pid)
             proc.kill()
             await proc.wait()
+
+
+def wake_all(workers: list[LocalWorkerProcess]) -> None:
+    """Jobs were queued: every local worker claims now."""
+    for worker in workers:
+        worker.wake()

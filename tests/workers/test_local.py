@@ -7,12 +7,14 @@ import asyncio
 from pathlib import Path
 
 import httpx
+import pytest
 from sqlmodel import Session, select
 
 from app.config import Settings
 from app.queue.database import DatabaseQueue
 from app.runner.runtime import Runtime
 from app.store.models import QueuedJob
+from app.workers import local
 from app.workers.local import LocalWorker
 from bench.harness import create_evaluation, make_deps, written
 from bench.mock_target import MockConfig, running_mock
@@ -51,6 +53,27 @@ async def test_queued_shards_are_run_once_and_their_rows_removed(tmp_path: Path)
     await close(deps)
     assert result.status == "succeeded" and result.rows == result.distinct_keys == 10
     assert worker.tasks == {}
+
+
+async def test_jobs_queued_while_the_worker_waits_are_claimed_when_it_is_woken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(local, "POLL_S", 3600.0)  # without the wake, the second run would wait an hour
+    deps = deps_for(tmp_path)
+    worker = LocalWorker(deps, holder="worker-a")
+    queue = DatabaseQueue(deps.engine, on_queued=worker.wake)
+    running = asyncio.create_task(worker.run())
+    async with running_mock(MockConfig(latency=0.01)) as base:
+        for _ in range(2):  # the second is queued once the worker has gone back to waiting
+            evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
+            await queue.enqueue_shards(evaluation.id, evaluation.shards)
+            await eventually_async(lambda: job_rows(deps), lambda rows: rows == [], what="the run's jobs")
+            await eventually_async(lambda: worker.tasks, lambda tasks: tasks == {}, what="the worker to idle")
+        worker.stop()
+        await running
+    result = written(deps, evaluation.id)
+    await close(deps)
+    assert result.status == "succeeded" and result.rows == 10
 
 
 async def test_a_stopped_worker_hands_its_job_back_and_the_next_one_finishes_it(tmp_path: Path) -> None:

@@ -51,6 +51,21 @@ async def test_a_dead_worker_is_started_again_and_stop_ends_it(settings: Setting
     assert process.starts == 2, "a stopped worker is not started again"
 
 
+async def test_a_woken_worker_keeps_running(settings: Settings) -> None:
+    process = LocalWorkerProcess(settings.model_copy(update={"stop_grace_s": 1}))
+    process.wake()  # nothing to wake yet: no process, nothing sent
+    process.start()
+    try:
+        await eventually_async(lambda: process.ready, what="the worker to say it takes jobs")
+        pid = process.pid
+        for _ in range(3):
+            process.wake()  # SIGUSR1, which would end a process that did not handle it
+    finally:
+        await process.stop()
+    assert pid is not None and process.starts == 1
+    assert process.exit_code == 0, "stopped by serve's SIGTERM, cleanly, not ended by the wake signal"
+
+
 async def test_stopping_before_a_start_is_harmless(settings: Settings) -> None:
     process = LocalWorkerProcess(settings)
     await process.stop()
