@@ -31,6 +31,7 @@ from app.routers import webhooks as webhooks_router
 from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.runner.runtime import Runtime, build_runtime
 from app.services.board import BoardCache
+from app.services.evaluations import warm_plans
 from app.services.events import STATUS_MAX_STALE_S
 from app.services.regressions import check_for_regressions
 from app.services.schedules import start_scheduler, stop_scheduler
@@ -108,9 +109,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         webhooks_task = start_delivery(deps)
         reconciler = start_reconciler(deps, queue, grace_s=requeue_grace_s(settings))
         scheduler = start_scheduler(deps, queue)
+        warming = asyncio.create_task(asyncio.to_thread(warm_plans, settings, deps.library))
         try:
             yield
         finally:
+            await warming
             await stop_scheduler(scheduler)
             await stop_reconciler(reconciler)
             await stop_delivery(webhooks_task)

@@ -42,6 +42,9 @@ class Library:
     conversations: dict[str, ConversationScript] = field(default_factory=dict)
     personas: dict[str, PersonaCard] = field(default_factory=dict)  # simulated users, by card id
     sources: dict[str, str] = field(default_factory=dict, repr=False)  # "kind:id" → file it came from
+    # values derived from the loaded data and asked for again by every evaluation (a suite's planned cost):
+    # computed once per loaded library
+    derived: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 # Top-level key of a file → (model, Library attribute, is the value a list)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from app.benchmark.classification import classification_messages
 from app.benchmark.conversations import JUDGE_QUESTIONS, is_conversation, script_id_of
-from app.benchmark.items import ItemSpec, resolve
+from app.benchmark.items import ItemSpec, expand_suite, resolve
 from app.benchmark.loader import Library
 from app.benchmark.schema import SuiteSpec
 from app.benchmark.simulated import is_simulated, resolve_simulated
@@ -138,4 +138,22 @@ def plan_run(
         )
         if within:
             plan.items_within_budget += 1
+    return plan
+
+
+def suite_plan(
+    library: Library, suite: str, *, judge_calls_per_item: int = 0, turn_cap: int = SIMULATED_TURN_CAP
+) -> Plan:
+    """The plan of one uncapped pass over a suite. Every evaluation of the suite asks the same (the full suite's
+    takes ~0.2 s of rendering prompts to cost), so it is computed once per loaded library and kept with it."""
+    key = ("plan", suite, judge_calls_per_item, turn_cap)
+    plan = library.derived.get(key)
+    if plan is None:
+        plan = library.derived[key] = plan_run(
+            library,
+            expand_suite(library, suite),
+            judge_calls_per_item=judge_calls_per_item,
+            turn_cap=turn_cap,
+            suite=library.suites[suite],
+        )
     return plan

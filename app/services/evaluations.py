@@ -9,9 +9,9 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app.benchmark.items import count_suite, expand_suite, suite_in_run_order
+from app.benchmark.items import count_suite, suite_in_run_order
 from app.benchmark.loader import Library
-from app.benchmark.plan import Plan, plan_run
+from app.benchmark.plan import Plan, plan_run, suite_plan
 from app.config import Settings
 from app.errors import Conflict, Invalid, NotFound
 from app.limits.admission import check_active_evaluations, check_matrix_size
@@ -97,7 +97,20 @@ def _judge_calls_per_item(settings: Settings, body: EvaluationCreate) -> int:
     panel = body.panel()
     if panel:
         return sum(judge.samples for judge in panel)
+    return default_judge_calls(settings)
+
+
+def default_judge_calls(settings: Settings) -> int:
+    """Answers asked per graded item of the service's default judge: none when no default is configured."""
     return settings.judge_samples if settings.judge_base_url and settings.judge_model else 0
+
+
+def warm_plans(settings: Settings, library: Library, suites: int = 2) -> None:
+    """Cost the largest suites as an evaluation with the service's defaults would, so the first POST of each after
+    a start answers without costing every item (run in a thread at start; small suites cost milliseconds)."""
+    per_item = default_judge_calls(settings)
+    for name in sorted(library.suites, key=lambda name: count_suite(library, name), reverse=True)[:suites]:
+        suite_plan(library, name, judge_calls_per_item=per_item, turn_cap=settings.simulator_turn_cap)
 
 
 def _plan(settings: Settings, library: Library, body: EvaluationCreate, turn_cap: int) -> Plan:
@@ -107,13 +120,7 @@ def _plan(settings: Settings, library: Library, body: EvaluationCreate, turn_cap
     per_item = _judge_calls_per_item(settings, body)
     suite = library.suites[body.suite]
     if body.max_calls is None and body.max_tokens is None:
-        plan = plan_run(
-            library,
-            expand_suite(library, body.suite),
-            judge_calls_per_item=per_item,
-            turn_cap=turn_cap,
-            suite=suite,
-        )
+        plan = suite_plan(library, body.suite, judge_calls_per_item=per_item, turn_cap=turn_cap)
         return Plan(
             **{name: value * body.repeats for name, value in plan.as_dict().items()}  # every field is a sum
         )

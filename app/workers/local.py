@@ -172,9 +172,11 @@ async def serve_jobs(settings: Settings, watch_parent: bool = True) -> None:
         READY + b"\n"
     )  # `helmbench serve` reads it: its /readyz then says the queue is served
     sys.stdout.flush()
+    warming = asyncio.create_task(asyncio.to_thread(deps.specs.warm, deps.library))
     try:
         await worker.run(watch_parent=watch_parent)
     finally:
+        await warming
         await deps.targets.aclose()
         deps.engine.dispose()
     log.info("local worker stopped")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -41,6 +42,7 @@ async def startup(ctx: dict[str, Any]) -> None:
     # What a start costs (imports, the library): a replacement for a killed worker takes shards only after it.
     log.info("worker started", cpu_s=round(time.process_time(), 2))
     ctx["scheduler"] = start_scheduler(deps, queue)
+    ctx["warming"] = asyncio.create_task(asyncio.to_thread(deps.specs.warm, deps.library))
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
@@ -48,6 +50,8 @@ async def shutdown(ctx: dict[str, Any]) -> None:
         await stop_scheduler(ctx["scheduler"])
     if "reconciler" in ctx:
         await stop_reconciler(ctx["reconciler"])
+    if "warming" in ctx:
+        await ctx["warming"]
     deps = ctx.get("deps")
     if deps is not None:
         await deps.targets.aclose()

@@ -9,7 +9,7 @@ import pytest
 from app.benchmark.conversations import JUDGE_QUESTIONS
 from app.benchmark.items import expand_suite, resolve, suite_in_run_order
 from app.benchmark.loader import Library, load_library
-from app.benchmark.plan import COMPLETION_TOKENS_PER_CALL, estimate_tokens, item_cost, plan_run
+from app.benchmark.plan import COMPLETION_TOKENS_PER_CALL, estimate_tokens, item_cost, plan_run, suite_plan
 from tests.classification_library import add_classification_suite
 
 
@@ -76,3 +76,19 @@ def test_a_scripted_conversation_is_planned_along_its_longest_path() -> None:
     cost = item_cost(real, spec)
     assert cost.calls == real.conversations["fp_killing_it_at_work"].longest == 4
     assert plan_run(real, [spec], judge_calls_per_item=1).judge_calls == JUDGE_QUESTIONS
+
+
+def test_a_suites_plan_is_kept_with_its_library_and_equals_costing_every_item(
+    library: Library, mini_data_dir: Path
+) -> None:
+    costed = plan_run(
+        library, expand_suite(library, "full"), judge_calls_per_item=3, suite=library.suites["full"]
+    )
+    kept = suite_plan(library, "full", judge_calls_per_item=3)
+    assert kept.as_dict() == costed.as_dict()
+    assert suite_plan(library, "full", judge_calls_per_item=3) is kept, "costed once per library"
+    assert suite_plan(library, "full").judge_calls == 0, "another judge setting is its own plan"
+    other = load_library(add_classification_suite(mini_data_dir))
+    assert suite_plan(other, "full", judge_calls_per_item=3) is not kept, (
+        "a library loaded again costs afresh"
+    )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.benchmark.items import suite_in_run_order
+from app.benchmark.items import count_suite, suite_in_run_order
 from app.benchmark.loader import Library, load_library
 from app.runner.specs import KEEP, SuiteSpecs
 
@@ -50,3 +50,14 @@ def test_a_slice_past_the_end_is_short_or_empty(library: Library) -> None:
     total = len(suite_in_run_order(library, "full", 1))
     assert len(specs.slice(library, "full", 1, total - 1, total + 5)) == 1
     assert specs.slice(library, "full", 1, total, total + 5) == []
+
+
+def test_warming_expands_the_largest_suites_before_any_shard_asks(library: Library) -> None:
+    specs = SuiteSpecs()
+    specs.warm(library)
+    largest = sorted(library.suites, key=lambda name: count_suite(library, name), reverse=True)[:KEEP]
+    assert set(specs.cache) == {(library.version, name, 1) for name in largest}
+    kept = specs.cache[(library.version, largest[0], 1)]
+    assert (
+        specs.slice(library, largest[0], 1, 0, len(kept)) == kept == suite_in_run_order(library, largest[0])
+    )
