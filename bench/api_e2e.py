@@ -133,6 +133,7 @@ def timeline(
         "mean_in_flight": round(stats.get("in_flight_seconds", 0.0) / (last - first), 1),
         "slots_busy_pct": round(100 * stats.get("in_flight_seconds", 0.0) / (last - first) / concurrency, 1),
         "last_answer_to_settled_s": round(settled_at - last, 2),
+        "slot_gap_ms": stats.get("gap_ms", {}),
     }
 
 
@@ -156,6 +157,7 @@ def run_full_suite(
     posted_at, started = time.time(), time.perf_counter()
     created = api.post("/v1/evaluations", json={"target_id": target.json()["id"], "suite": suite})
     created.raise_for_status()
+    post_s = time.perf_counter() - started
     evaluation_id = created.json()["id"]
     while (body := api.get(f"/v1/evaluations/{evaluation_id}").json())["status"] not in TERMINAL:
         if time.perf_counter() - started > 1800:
@@ -180,6 +182,7 @@ def run_full_suite(
         "pct_ideal": round(100 * calls / seconds / ideal, 1),
         "api_cpu_ms_per_call": round(1000 * api_cpu / calls, 3) if calls else None,
         "workers_cpu_ms_per_call": round(1000 * workers_cpu / calls, 3) if calls else None,
+        "post_s": round(post_s, 2),
         **timeline(stats, posted_at, settled_at, concurrency),
     }
 
@@ -289,9 +292,11 @@ def measure(
             )
             if "calls_s" in r:
                 note(
-                    f"POST to first call {r['post_to_first_call_s']} s, calls {r['calls_s']} s with "
+                    f"POST answered in {r['post_s']} s, first call after {r['post_to_first_call_s']} s, "
+                    f"calls {r['calls_s']} s with "
                     f"{r['mean_in_flight']} in flight on average ({r['slots_busy_pct']}% of C), "
-                    f"last answer to settled {r['last_answer_to_settled_s']} s"
+                    f"last answer to settled {r['last_answer_to_settled_s']} s; answer to next request on a "
+                    f"connection (ms): {r['slot_gap_ms']}"
                 )
             if not args.skip_inspect:
                 note(f"inspect-ai on the same mock, {r['calls']} calls at C={c}")

@@ -11,7 +11,8 @@ Endpoints:
     GET  /stats                JSON counts of requests and of each outcome served, and `max_in_flight`:
                                the most chat requests it was serving at once; `first_request_at` and
                                `last_answer_at` (epoch seconds) and `in_flight_seconds` (the requests' summed
-                               time in the mock): how many were in flight on average between the two
+                               time in the mock): how many were in flight on average between the two;
+                               `gap_ms`: from an answer to the next request on the same connection
     POST /stats/reset          zero the counts
     POST /release              let requests held by `--hold-after` through
 
@@ -31,12 +32,13 @@ import argparse
 import asyncio
 import json
 import random
+import statistics
 import time
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import uvloop
 from aiohttp import web
@@ -76,9 +78,25 @@ class MockConfig:
 
 @dataclass
 class InFlight:
-    """Chat requests being served now (reported only as its peak, `max_in_flight` in /stats)."""
+    """Chat requests being served now (reported only as its peak, `max_in_flight` in /stats), and on each kept-alive
+    connection the time from an answer to the next request: how long the client took to reuse its slot."""
 
     now: int = 0
+    answered_at: dict[int, float] = field(default_factory=dict)  # connection → when its last answer left
+    gaps: list[float] = field(default_factory=list)
+
+    def gap_ms(self) -> dict[str, float]:
+        if not self.gaps:
+            return {}
+        ordered = sorted(self.gaps)
+        at = lambda q: round(1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)  # noqa: E731
+        return {
+            "mean": round(1000 * statistics.fmean(ordered), 2),
+            "p50": at(0.5),
+            "p90": at(0.9),
+            "p99": at(0.99),
+            "max": at(1.0),
+        }
 
 
 STATS_KEY = web.AppKey("stats", Counter)
@@ -142,11 +160,14 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
     stats["max_in_flight"] = max(stats["max_in_flight"], flight.now)
     arrived = time.time()
     stats["first_request_at"] = stats["first_request_at"] or arrived
+    connection = id(request.transport)
+    if connection in flight.answered_at:
+        flight.gaps.append(arrived - flight.answered_at[connection])
     try:
         return await _serve_chat(request)
     finally:
         flight.now -= 1
-        stats["last_answer_at"] = answered = time.time()
+        stats["last_answer_at"] = flight.answered_at[connection] = answered = time.time()
         stats["in_flight_seconds"] += answered - arrived
 
 
@@ -200,12 +221,15 @@ async def health(_request: web.Request) -> web.Response:
 
 async def stats(request: web.Request) -> web.Response:
     """Counts of requests and outcomes, to check what a client really sent."""
-    return web.json_response(dict(request.app[STATS_KEY]))
+    gaps = request.app[IN_FLIGHT_KEY].gap_ms()
+    return web.json_response(dict(request.app[STATS_KEY]) | ({"gap_ms": gaps} if gaps else {}))
 
 
 async def reset_stats(request: web.Request) -> web.Response:
     """Zero the counts between benchmark rounds."""
     request.app[STATS_KEY].clear()
+    request.app[IN_FLIGHT_KEY].answered_at.clear()
+    request.app[IN_FLIGHT_KEY].gaps.clear()
     return web.json_response({})
 
 
