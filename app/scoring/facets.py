@@ -85,22 +85,19 @@ class Facet:
         None  # each judge's score; None: that judge gave no answer
     )
 
-    @property
-    def graded(self) -> bool:
-        return self.verdict in GRADED
+    # Read hundreds of thousands of times by a report's metrics, so set once here rather than derived per read.
+    graded: bool = field(init=False)
+    passed: bool = field(init=False)
+    decided: bool = field(
+        init=False
+    )  # graded, or UNGRADED with its rules decided (only a rubric awaits a judge)
+    rules_passed: bool = field(init=False)
 
-    @property
-    def passed(self) -> bool:
-        return self.verdict == "PASS"
-
-    @property
-    def decided(self) -> bool:
-        """Graded, or UNGRADED with its deterministic rules decided (only a rubric awaits a judge)."""
-        return self.graded or self.verdict == "UNGRADED"
-
-    @property
-    def rules_passed(self) -> bool:
-        return self.passed or (self.verdict == "UNGRADED" and self.check_verdict == "PASS")
+    def __post_init__(self) -> None:
+        self.graded = self.verdict in GRADED
+        self.passed = self.verdict == "PASS"
+        self.decided = self.graded or self.verdict == "UNGRADED"
+        self.rules_passed = self.passed or (self.verdict == "UNGRADED" and self.check_verdict == "PASS")
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,4 +123,9 @@ def report_rows(*, session: Session, evaluation_id: str) -> Iterator[tuple[Any, 
     """REPORT_COLUMNS of the evaluation's items in matrix order, streamed in batches so a large evaluation's
     rows are never all in memory at once."""
     stmt = select(*REPORT_COLUMNS).where(EvaluationItem.evaluation_id == evaluation_id)
-    yield from session.exec(stmt.order_by(col(EvaluationItem.idx)).execution_options(yield_per=2000))
+    # Core, not the ORM: plain column tuples need no ORM loading, which took half the fetch (0.15 -> 0.07 s for
+    # the full suite's 14,008 rows).
+    rows = session.connection().execute(
+        stmt.order_by(col(EvaluationItem.idx)).execution_options(yield_per=2000)
+    )
+    yield from rows
