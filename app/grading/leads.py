@@ -27,8 +27,8 @@ from app.grading.text import source_of
 
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
-_MAX_LITERALS = 400
-_MAX_TAILS = 32
+_MAX_LITERALS = 5000
+_MAX_TAILS = 512
 
 
 class _NoLead(Exception):
