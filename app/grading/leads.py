@@ -135,14 +135,21 @@ class Leads:
         self._automaton = ahocorasick.Automaton()
         for literal in literals - {_DIGIT_LEAD}:
             self._automaton.add_word(literal, len(literal) - 1)
-        if len(self._automaton):
+        self._literals = len(self._automaton) > 0
+        if self._literals:
             self._automaton.make_automaton()
+        self._iter = self._automaton.iter
 
     def _starts(self, text: str, pos: int) -> list[int]:
-        starts = {end - back for end, back in self._automaton.iter(text)} if len(self._automaton) else set()
+        """Where a leading literal (or a digit) starts at or after `pos`, in order. Most replies hold none or
+        one, so the list is sorted only when it holds more (a set per call cost more than the search)."""
+        # (The automaton reads from `pos` on: a literal that starts before it is not reported.)
+        starts = [end - back for end, back in self._iter(text, pos)] if self._literals else []
         if self._digits:
-            starts.update(m.start() for m in _DIGIT.finditer(text))
-        return sorted(s for s in starts if s >= pos) if pos else sorted(starts)
+            starts += [m.start() for m in _DIGIT.finditer(text, pos)]
+        if len(starts) > 1:
+            starts = sorted(set(starts))
+        return starts
 
     def search(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
         end = len(text) if endpos is None else endpos
