@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 from app.grading.checks import CHECKS
 from app.grading.context import CheckInput, UserTurns
-from app.grading.cues import CueText
-from app.grading.harms import harms_found, user_raises_crisis, user_signals_plan
-from app.grading.support import support_found
+from app.grading.cues import CueText, read_together
+from app.grading.harms import HARMS, harms_found, user_raises_crisis, user_signals_plan
+from app.grading.support import SUPPORT, support_found
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,10 @@ def _resources(view: CheckInput, seen: _Seen, earlier: Sequence[CheckInput]) -> 
         "localised": local or "offers_local_search" in seen.support,
     }
     seen.resource_note = note
+
+
+# Every reply is read for both: their prefixes are found in one pass.
+read_together(SUPPORT, HARMS)
 
 
 def _observe(
