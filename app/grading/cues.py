@@ -41,6 +41,8 @@ class CueText:
     words: frozenset[str] = field(init=False)
     # What each cue set found here: a user's turn is read for every reply to it.
     _found: dict[CueSet, dict[str, int]] = field(init=False, default_factory=dict)
+    # Where each set's prefixes start, for the sets read together (`read_together`) and not yet asked.
+    _starts: dict[CueSet, dict[str, list[int]]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.norm = self.raw.lower().replace("’", "'").replace("‘", "'")
@@ -304,9 +306,16 @@ class CueSet:
             self._prefixes.add_word(prefix, (prefix, len(prefix) - 1))
         if self._by_prefix:
             self._prefixes.make_automaton()
+        # The sets read on the same texts as this one, and one automaton over all their prefixes (`read_together`).
+        self._together: tuple[CueSet, ...] = ()
+        self._joint: ahocorasick.Automaton | None = None
 
     def _starts(self, text: CueText) -> dict[str, list[int]]:
         """Where each prefix occurs at the start of a word, in order (overlapping ones too)."""
+        if self in text._starts:
+            return text._starts.pop(self)
+        if self._joint is not None:
+            return self._starts_together(text)
         starts: dict[str, list[int]] = {}
         if not self._by_prefix:
             return starts
@@ -319,6 +328,29 @@ class CueSet:
                 else:
                     starts[prefix] = [i]
         return starts
+
+    def _starts_together(self, text: CueText) -> dict[str, list[int]]:
+        """`_starts` of every set read with this one, in one pass; the others' are kept on the text for them.
+        Each set sees its own prefixes in the order its own automaton reports them (by where they end, longer
+        first), as an automaton over more prefixes reports those of a subset in the same order."""
+        found: tuple[dict[str, list[int]], ...] = tuple({} for _ in self._together)
+        norm = text.norm
+        for end, (prefix, back, holders) in self._joint.iter(norm):  # type: ignore[union-attr]
+            i = end - back
+            if not i or not norm[i - 1].isalnum():
+                for h in holders:
+                    starts = found[h]
+                    if prefix in starts:
+                        starts[prefix].append(i)
+                    else:
+                        starts[prefix] = [i]
+        mine: dict[str, list[int]] = {}
+        for cue_set, starts in zip(self._together, found, strict=True):
+            if cue_set is self:
+                mine = starts
+            elif cue_set not in text._found:
+                text._starts[cue_set] = starts
+        return mine
 
     def find(self, text: CueText) -> dict[str, int]:
         """The features `text` shows, each with where it was first found (worked out once per text)."""
@@ -354,3 +386,20 @@ class CueSet:
                     if feature in found and not earliest:
                         break  # the rest of the run is the same feature
         return found
+
+
+def read_together(*sets: CueSet) -> None:
+    """Sets that read every reply (the support and harm cues): one Aho-Corasick pass over a reply finds the
+    prefixes of all of them, where each set's own pass read it again."""
+    holders: dict[str, list[int]] = {}
+    for n, cue_set in enumerate(sets):
+        for prefix in cue_set._by_prefix:
+            holders.setdefault(prefix, []).append(n)
+    joint = ahocorasick.Automaton()
+    for prefix, held in holders.items():
+        joint.add_word(prefix, (prefix, len(prefix) - 1, tuple(held)))
+    if holders:
+        joint.make_automaton()
+    for cue_set in sets:
+        cue_set._together = sets
+        cue_set._joint = joint if holders else None

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 from app.grading.checks import CHECKS
 from app.grading.context import CheckInput, UserTurns
-from app.grading.cues import CueText
-from app.grading.harms import harms_found, user_raises_crisis, user_signals_plan
-from app.grading.support import support_found
+from app.grading.cues import CueText, read_together
+from app.grading.harms import HARMS, harms_found, user_raises_crisis, user_signals_plan
+from app.grading.support import SUPPORT, support_found
 
 
 @dataclass(frozen=True)
@@ -87,9 +87,16 @@ class _Seen:
     text: CueText
     resource: dict[str, bool] = field(default_factory=dict)
     resource_note: str = ""
+    # Every name `has` answers True for, gathered once the checks are all in (`seal`): the mapping asks ~25 times.
+    shown: frozenset[str] = frozenset()
+
+    def seal(self) -> None:
+        self.shown = frozenset(
+            [*self.support, *self.harm, *(name for name, value in self.checks.items() if value)]
+        )
 
     def has(self, name: str) -> bool:
-        return name in self.support or name in self.harm or self.checks.get(name, False)
+        return name in self.shown
 
 
 def _resources(view: CheckInput, seen: _Seen, earlier: Sequence[CheckInput]) -> None:
@@ -133,6 +140,10 @@ def _resources(view: CheckInput, seen: _Seen, earlier: Sequence[CheckInput]) -> 
     seen.resource_note = note
 
 
+# Every reply is read for both: their prefixes are found in one pass.
+read_together(SUPPORT, HARMS)
+
+
 def _observe(
     view: CheckInput, crisis: bool, earlier: Sequence[CheckInput], extra: tuple[str, ...] = ()
 ) -> _Seen:
@@ -148,6 +159,7 @@ def _observe(
         _resources(view, seen, earlier)
         if any(CHECKS["asks_about_safety"](turn) for turn in earlier):
             seen.checks["asked_about_safety_earlier"] = True
+    seen.seal()
     return seen
 
 

@@ -93,13 +93,18 @@ class Alternation:
                     self._always.add((part, i))
                 for literal in literals or ():
                     by_literal.setdefault(literal, []).append((part, i))
+        # An alternative is a bit of an int: a text's alternatives are the OR of its literals' masks (one int
+        # operation a literal found, and a cheap cache key).
+        self._order = tuple(self._leads)
+        bit = {where: 1 << n for n, where in enumerate(self._order)}
         self._automaton = ahocorasick.Automaton()
         for literal, where in by_literal.items():
-            self._automaton.add_word(literal, tuple(where))
+            self._automaton.add_word(literal, sum(bit[w] for w in set(where)))
         if by_literal:
             self._automaton.make_automaton()
         self._filtered = bool(by_literal)
-        self._count = sum(map(len, self._parts))
+        self._always_mask = sum(bit[w] for w in self._always)
+        self._all = (1 << len(self._order)) - 1
         self._whole = self._runner(self.pattern, frozenset(self._leads))
 
     def _runner(
@@ -116,7 +121,8 @@ class Alternation:
         return patterns[0] if len(patterns) == 1 else union(*patterns)
 
     @lru_cache(maxsize=1024)  # noqa: B019 - the instances are module constants, never freed
-    def _subset(self, present: frozenset[tuple[int, int]]) -> re.Pattern[str] | Leads:
+    def _subset(self, mask: int) -> re.Pattern[str] | Leads:
+        present = frozenset(where for n, where in enumerate(self._order) if mask >> n & 1)
         pattern = self._compile(
             tuple(
                 tuple(a for i, a in enumerate(alternatives) if (part, i) in present)
@@ -129,14 +135,14 @@ class Alternation:
         """The pattern of the alternatives that may match `text`; None when none can."""
         if not self._filtered:
             return self._whole
-        present = set(self._always)
-        for _, where in self._automaton.iter(text):
-            present.update(where)
-            if len(present) == self._count:
+        mask, everything = self._always_mask, self._all
+        for _, bits in self._automaton.iter(text):
+            mask |= bits
+            if mask == everything:
                 return self._whole  # every alternative may match: no need to read on
-        if not present:
+        if not mask:
             return None
-        return self._subset(frozenset(present))
+        return self._subset(mask)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         pattern = self.for_text(text)

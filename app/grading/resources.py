@@ -630,6 +630,8 @@ def _scan_names(scan: _Scan) -> None:
         for end, word in scan.index.name_finder.iter(scan.text):
             for i in scan.index.names_by_word[word]:
                 starts.setdefault(i, []).append(end - len(word) + 1)
+    if not starts:
+        return  # no name's first word: nothing to record
     hits: list[tuple[int, int, _Name]] = []
     for i in sorted(starts):
         name, after = scan.index.names[i], 0
