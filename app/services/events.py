@@ -21,6 +21,9 @@ from app.store.retry import is_transient
 from app.store.statuses import TERMINAL
 
 ACTIVE_FRESH_S = 0.5  # a running evaluation's status, polled by many, is rebuilt at most twice a second
+# Every item written, the status about to settle (the report being stored): rebuilt on the next poll (at most
+# every 50 ms), so the settle reaches pollers at once rather than up to a freshness window late.
+SETTLING_FRESH_S = 0.05
 TERMINAL_FRESH_S = 30.0  # a settled evaluation's status does not change
 # A poller may get a status this much older than its freshness window while the one rebuild runs; past it
 # (the database slow or away), pollers wait for the rebuild rather than read an ever older document.
@@ -119,9 +122,12 @@ def status_body(
     evaluation = progress_store.status_row(session=session, team_id=team_id, evaluation_id=evaluation_id)
     if evaluation is None:
         return None
-    body = json_bytes(public_evaluation(session=session, evaluation=evaluation))
-    fresh_s = TERMINAL_FRESH_S if evaluation.status in TERMINAL else ACTIVE_FRESH_S
-    return cache.put(status_key(team_id, evaluation_id), body, fresh_s)
+    public = public_evaluation(session=session, evaluation=evaluation)
+    if evaluation.status in TERMINAL:
+        fresh_s = TERMINAL_FRESH_S
+    else:
+        fresh_s = SETTLING_FRESH_S if public.progress.done >= public.progress.total else ACTIVE_FRESH_S
+    return cache.put(status_key(team_id, evaluation_id), json_bytes(public), fresh_s)
 
 
 async def status_document(

@@ -14,7 +14,15 @@ from sqlmodel import Session
 from app.http.body_cache import BodyCache, SingleFlight
 from app.http.caching import etag_for
 from app.runner.runtime import Runtime
-from app.services.events import STATUS_MAX_STALE_S, parse_last_event_id, progress_events, status_document
+from app.services import events
+from app.services.events import (
+    STATUS_MAX_STALE_S,
+    parse_last_event_id,
+    progress_events,
+    status_body,
+    status_document,
+    status_key,
+)
 from app.store.items import insert_items
 from app.store.models import Evaluation
 from tests.services.conftest import add_owner
@@ -141,3 +149,30 @@ async def test_the_status_document_is_the_owning_teams_only(runtime: Runtime) ->
             )
             is None
         )
+
+
+def test_a_status_about_to_settle_is_not_kept_for_a_running_runs_window(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pollers of a run whose items are all written see its settle at once, not a freshness window late."""
+    monkeypatch.setattr(events, "ACTIVE_FRESH_S", 3600.0)
+    monkeypatch.setattr(events, "SETTLING_FRESH_S", 0.0)
+    evaluation_id = _running(runtime, total=2)
+    with Session(runtime.engine) as session:
+        team_id = session.get(Evaluation, evaluation_id).team_id  # type: ignore[union-attr]
+    cache, key = BodyCache(), status_key(team_id, evaluation_id)
+
+    def poll() -> dict[str, Any]:
+        with Session(runtime.engine) as session:
+            built = status_body(session=session, cache=cache, team_id=team_id, evaluation_id=evaluation_id)
+        assert built is not None
+        return json.loads(built[0])
+
+    insert_items(engine=runtime.engine, rows=[item_row(evaluation_id, 0, verdict="PASS")])
+    assert poll()["progress"]["done"] == 1
+    assert cache.recent(key) is not None, "half done: pollers are answered from memory for the window"
+    insert_items(engine=runtime.engine, rows=[item_row(evaluation_id, 1, verdict="PASS")])
+    assert (poll()["status"], poll()["progress"]["done"]) == ("running", 2)
+    assert cache.recent(key) is None, "all written: the next poll looks again"
+    _update(runtime, evaluation_id, status="succeeded")
+    assert poll()["status"] == "succeeded" and cache.recent(key) is not None
