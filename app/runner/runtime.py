@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,14 @@ def build_runtime(settings: Settings, on_settled: Callable[..., Any] | None = No
         secrets=secret_box_for(settings),
         on_settled=on_settled,
     )
+
+
+def warm_up(deps: Runtime) -> None:
+    """What a worker does in a thread once it takes jobs: expand the largest suites (a first shard would wait
+    ~0.1-0.25 s for it) and import the report's modules, SciPy among them (~0.3 s), which the first shard to
+    finish would otherwise import while holding the interpreter lock, stalling every call in flight."""
+    deps.specs.warm(deps.library)
+    importlib.import_module("app.scoring.report")
 
 
 def freeze_startup_heap() -> None:

@@ -27,7 +27,7 @@ from app.queue.database import SHARD
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
 from app.runner.reconcile import holder_id
-from app.runner.runtime import Runtime, build_runtime, freeze_startup_heap
+from app.runner.runtime import Runtime, build_runtime, freeze_startup_heap, warm_up
 from app.runner.shard import ShardInterrupted, run_shard
 from app.store import jobs as job_store
 from app.store.jobs import Claimed
@@ -172,7 +172,7 @@ async def serve_jobs(settings: Settings, watch_parent: bool = True) -> None:
         READY + b"\n"
     )  # `helmbench serve` reads it: its /readyz then says the queue is served
     sys.stdout.flush()
-    warming = asyncio.create_task(asyncio.to_thread(deps.specs.warm, deps.library))
+    warming = asyncio.create_task(asyncio.to_thread(warm_up, deps))
     try:
         await worker.run(watch_parent=watch_parent)
     finally:

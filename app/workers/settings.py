@@ -17,7 +17,7 @@ from app.queue.arq_queue import GRADE_BATCH_JOB, SHARD_JOB, ArqQueue, redis_sett
 from app.queue.base import lost_shard_grace_s
 from app.runner.grade_batch import run_grade_batch
 from app.runner.reconcile import start_reconciler, stop_reconciler
-from app.runner.runtime import build_runtime
+from app.runner.runtime import build_runtime, warm_up
 from app.runner.shard import ShardInterrupted, run_shard
 from app.services.regressions import check_for_regressions
 from app.services.schedules import start_scheduler, stop_scheduler
@@ -42,7 +42,7 @@ async def startup(ctx: dict[str, Any]) -> None:
     # What a start costs (imports, the library): a replacement for a killed worker takes shards only after it.
     log.info("worker started", cpu_s=round(time.process_time(), 2))
     ctx["scheduler"] = start_scheduler(deps, queue)
-    ctx["warming"] = asyncio.create_task(asyncio.to_thread(deps.specs.warm, deps.library))
+    ctx["warming"] = asyncio.create_task(asyncio.to_thread(warm_up, deps))
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:

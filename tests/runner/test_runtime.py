@@ -7,9 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.benchmark.items import count_suite
 from app.benchmark.loader import LibraryError, load_library
 from app.config import Settings
-from app.runner.runtime import Runtime, build_runtime
+from app.runner.runtime import Runtime, build_runtime, warm_up
 
 
 @pytest.fixture
@@ -55,3 +56,10 @@ def test_a_broken_library_stops_the_build_naming_its_file(settings: Settings) ->
     (settings.data_dir / "conditions.yaml").write_text("conditions:\n  - {id: plain}\n")
     with pytest.raises(LibraryError, match="conditions.yaml"):
         build_runtime(settings)
+
+
+def test_a_warmed_up_runtime_has_its_largest_suite_expanded_for_the_first_shard(deps: Runtime) -> None:
+    largest = max(deps.library.suites, key=lambda name: count_suite(deps.library, name))
+    assert deps.specs.cache == {}
+    warm_up(deps)
+    assert (deps.library.version, largest, 1) in deps.specs.cache
