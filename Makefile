@@ -10,17 +10,20 @@ BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: install run test lint bench clean docs
 
+# --compile-bytecode: uv writes no .pyc files by default, and where PYTHONDONTWRITEBYTECODE is set (as on our
+# machines and in the image) none are ever written, so every process would compile SciPy, SQLAlchemy and the rest
+# again: importing the report took 5.6 s of CPU instead of 2.6 s, in every worker, server and CLI start.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip uv
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev]'
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
 # `make bench` also installs the peer it compares with (inspect-ai); `make test` and `make run` never need it.
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev,bench]'
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[dev,bench]'
 	touch $(BENCH_STAMP)
 
 run: install
