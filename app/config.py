@@ -49,7 +49,15 @@ class Settings(BaseSettings):
         description="Longest a shard job may run before arq stops it (a killed worker's shard resumes "
         "within HELMBENCH_SHARD_LEASE_S, not this).",
     )
-    worker_max_jobs: int = Field(default=4, ge=1, description="Shards one worker process runs at once.")
+    worker_max_jobs: int = Field(
+        default=4,
+        ge=1,
+        description=(
+            "Shards one worker process takes items for at once. A shard makes room for the next when it has "
+            "handed out its last item, so the next one starts while its last calls are out; the target's "
+            "concurrency cap bounds all their calls together."
+        ),
+    )
     local_worker: bool = Field(
         default=True,
         description="Embedded default (no Redis): `helmbench serve` runs shards and grade batches in one local "

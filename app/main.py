@@ -102,7 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             for worker in local_workers:
                 worker.start()
         else:
-            queue = InProcessQueue(deps, max_jobs=settings.worker_max_jobs)
+            queue = InProcessQueue(deps)
             limiter = RateLimiter()
         app.state.helmbench = AppState(deps=deps, queue=queue, limiter=limiter)
         await resume_grade_batches(deps, queue)

@@ -12,6 +12,7 @@ import structlog
 from app.queue.base import ShardState, grade_batch_job_id, shard_job_id
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
+from app.runner.places import Place
 from app.runner.runtime import Runtime
 from app.runner.shard import ShardInterrupted, run_shard
 
@@ -22,9 +23,10 @@ STOP_MARGIN_S = 5.0
 
 
 class InProcessQueue:
-    def __init__(self, deps: Runtime, max_jobs: int):
+    """Jobs start as tasks at once and wait for one of the process's shard places (deps.places)."""
+
+    def __init__(self, deps: Runtime):
         self._deps = deps
-        self._slots = asyncio.Semaphore(max_jobs)
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._running: set[str] = set()
 
@@ -37,7 +39,7 @@ class InProcessQueue:
     async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
         return self._start(
             shard_job_id(evaluation_id, shard),
-            lambda: run_shard(self._deps, evaluation_id, shard),
+            partial(run_shard, self._deps, evaluation_id, shard),
             "shard",
             evaluation_id=evaluation_id,
             shard=shard,
@@ -52,7 +54,7 @@ class InProcessQueue:
     async def requeue_grade_batch(self, batch_id: str, shard: int) -> bool:
         return self._start(
             grade_batch_job_id(batch_id, shard),
-            partial(run_grade_batch, self._deps, batch_id, shard),
+            lambda _place: run_grade_batch(self._deps, batch_id, shard),  # holds its place to the end
             "grade batch shard",
             batch_id=batch_id,
             shard=shard,
@@ -71,7 +73,7 @@ class InProcessQueue:
             if job_id in self._tasks
         }
 
-    def _start(self, job_id: str, run: Callable[[], Awaitable[str]], what: str, **fields: Any) -> bool:
+    def _start(self, job_id: str, run: Callable[[Place], Awaitable[str]], what: str, **fields: Any) -> bool:
         """Start the job as a task unless it is queued or running already, or the process is stopping."""
         if job_id in self._tasks or self._deps.stopping.is_set():
             return False
@@ -79,20 +81,23 @@ class InProcessQueue:
         return True
 
     async def _run(
-        self, job_id: str, run: Callable[[], Awaitable[str]], what: str, fields: dict[str, Any]
+        self, job_id: str, run: Callable[[Place], Awaitable[str]], what: str, fields: dict[str, Any]
     ) -> None:
+        place: Place | None = None
         try:
-            async with self._slots:
-                if self._deps.stopping.is_set():
-                    return
-                self._running.add(job_id)
-                outcome = await run()
-                log.info(f"{what} finished", outcome=outcome, **fields)
+            place = await self._deps.places.take()
+            if self._deps.stopping.is_set():
+                return
+            self._running.add(job_id)
+            outcome = await run(place)
+            log.info(f"{what} finished", outcome=outcome, **fields)
         except ShardInterrupted as exc:
             log.info(f"{what} handed back", reason=str(exc), **fields)
         except Exception:  # what is not written runs again (app/runner/reconcile.py queues it)
             log.exception(f"{what} failed; it will run again", **fields)
         finally:
+            if place is not None:
+                place.give_back()
             self._running.discard(job_id)
             self._tasks.pop(job_id, None)
 

@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 from app.benchmark.loader import Library, load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
+from app.runner.places import ShardPlaces
 from app.runner.sessions import TargetSessions
 from app.runner.specs import SuiteSpecs
 from app.security.secrets import SecretBox, secret_box_for
@@ -34,6 +35,11 @@ class Runtime:
     # What the service does in the transaction that settles an evaluation (compare it with its baseline), called
     # with session, library and evaluation: given by the process, so the engine imports no service.
     on_settled: Callable[..., Any] | None = None
+    # The shards taking items at once in this process (settings.worker_max_jobs).
+    places: ShardPlaces = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.places = ShardPlaces(self.settings.worker_max_jobs)
 
 
 def build_runtime(settings: Settings, on_settled: Callable[..., Any] | None = None) -> Runtime:

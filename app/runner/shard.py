@@ -24,6 +24,7 @@ from app.grading.grader import Grader
 from app.observability import metrics
 from app.runner.budget import Held, ShardBudget, call_tokens
 from app.runner.classification import ask_label, label_fields
+from app.runner.places import Place
 from app.runner.runtime import Runtime
 from app.runner.simulator import open_simulator, simulator_setup
 from app.store import evaluations as ev_store
@@ -293,12 +294,23 @@ def _fail(deps: Runtime, evaluation_id: str, error: str) -> None:
         session.commit()
 
 
-async def run_shard(deps: Runtime, evaluation_id: str, shard: int) -> str:
+async def run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place | None = None) -> str:
     """The one job function: re-entrant, keyed by item, safe to run twice. Returns what happened.
+
+    `place`: the shard's place among those of its process taking items (app/runner/places.py), given back as
+    soon as the shard has handed out its last item, and at the latest when it returns.
 
     Raises when the database stays unreachable past db_retry_s (the queue runs the shard again, skipping what was
     written) and `ShardInterrupted` when the process is stopping with items of the shard not yet run.
     """
+    try:
+        return await _run_shard(deps, evaluation_id, shard, place or Place(lambda: None))
+    finally:
+        if place is not None:
+            place.give_back()
+
+
+async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place) -> str:
     bound = log.bind(evaluation_id=evaluation_id, shard=shard)
     loaded = await _db(deps, _load, deps, evaluation_id)
     if loaded is None:
@@ -337,7 +349,17 @@ async def run_shard(deps: Runtime, evaluation_id: str, shard: int) -> str:
         ):
             suite = deps.library.suites[evaluation.suite]
             outcome = await _run_items(
-                deps, evaluation_id, pending, session.adapter, config, grader, bound, simulator, budget, suite
+                deps,
+                evaluation_id,
+                pending,
+                session.adapter,
+                config,
+                grader,
+                bound,
+                simulator,
+                budget,
+                suite,
+                on_drained=place.give_back,
             )
     finally:
         metrics.SHARDS_RUNNING.dec()
@@ -372,15 +394,17 @@ async def _run_items(
     simulator: Simulator | None = None,
     budget: ShardBudget | None = None,
     suite: SuiteSpec | None = None,
+    on_drained: Callable[[], None] = lambda: None,
 ) -> _Outcome:
-    """Run the pending items with `max_concurrency` workers until done, cancelled, stopped or failed.
+    """Run the pending items with `max_concurrency` workers until done, cancelled, stopped or failed;
+    `on_drained` runs once no item is left to hand out (the last ones may still be out).
 
     Every task runs in one TaskGroup, so the first failure (a write the database refused past its retries)
     cancels the rest and is raised here: no task's exception is left unretrieved, and a shard whose rows could
     not be written never reports itself done.
     """
     writer = _Writer(deps, config.label)
-    todo = iter(pending)
+    todo, left = iter(pending), len(pending)
 
     grading: set[asyncio.Task[None]] = set()
     # Grading runs beside the calls: a worker asks the target for its next item as soon as a reply arrives, so
@@ -432,13 +456,21 @@ async def _run_items(
     async def take() -> tuple[ItemSpec | None, Held | None]:
         """The next spec and, under a budget, its share: taken under one lock, so the items a budget lets
         through are the first in run order (the ones the plan promised), not whichever reservation won a race."""
+        nonlocal left
         async with taking:
             if deps.stopping.is_set() or (spec := next(todo, None)) is None:
+                on_drained()
                 return None, None
-            if budget is None:
-                return spec, None
-            held = await budget.reserve(item_cost(deps.library, spec, turn_cap, suite))
-            return (spec, held) if held is not None else (None, None)
+            held = None
+            if budget is not None:
+                held = await budget.reserve(item_cost(deps.library, spec, turn_cap, suite))
+                if held is None:
+                    on_drained()
+                    return None, None
+            left -= 1
+            if not left:  # the last item is handed out: the next shard need not wait for its reply
+                on_drained()
+            return spec, held
 
     async def work(group: asyncio.TaskGroup) -> None:
         # One shared iterator: each spec is taken by exactly one worker. A stopping process takes no new item;

@@ -26,6 +26,7 @@ from app.queue.base import renew_every_s
 from app.queue.database import SHARD
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
+from app.runner.places import Place
 from app.runner.reconcile import holder_id
 from app.runner.runtime import Runtime, build_runtime, freeze_startup_heap, warm_up
 from app.runner.shard import ShardInterrupted, run_shard
@@ -69,7 +70,8 @@ class LocalWorker:
         self._wake.set()
 
     async def run(self, watch_parent: bool = False) -> None:
-        """Claim and run jobs, up to worker_max_jobs at once, until stopped; then drain."""
+        """Claim and run jobs while one of the process's shard places (worker_max_jobs) is free, until stopped;
+        then drain."""
         parent = os.getppid()
         while not self.deps.stopping.is_set():
             if watch_parent and os.getppid() != parent:
@@ -78,7 +80,7 @@ class LocalWorker:
                 break
             self._wake.clear()
             claimed = None
-            if len(self.tasks) < self.deps.settings.worker_max_jobs:
+            if not self.deps.places.full:  # a shard that handed out its last item made room already
                 try:
                     claimed = await db_call(
                         0,
@@ -90,8 +92,9 @@ class LocalWorker:
                 except Exception as exc:  # the database is away: the next poll tries again
                     log.warning("claim failed", error=f"{type(exc).__name__}: {exc}"[:300])
             if claimed is not None:
-                self.tasks[claimed.id] = asyncio.create_task(self._run(claimed))
-                continue  # a free slot may take the next job at once
+                place = await self.deps.places.take(on_give_back=self._wake.set)  # free: no wait
+                self.tasks[claimed.id] = asyncio.create_task(self._run(claimed, place))
+                continue  # a free place may take the next job at once
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), POLL_S)
         await self._drain()
@@ -99,14 +102,15 @@ class LocalWorker:
     async def _drain(self) -> None:
         await drain(list(self.tasks.values()), self.deps.settings.stop_grace_s + STOP_MARGIN_S)
 
-    async def _run(self, job: Claimed) -> None:
-        """Run one job under its lease; finished: its row goes; handed back or failed: claimable again."""
+    async def _run(self, job: Claimed, place: Place) -> None:
+        """Run one job under its lease; finished: its row goes; handed back or failed: claimable again. A shard
+        gives its place back when it has handed out its last item, a grade batch when it ends."""
         fields = {"job_id": job.id, "shard": job.shard}
         renewing = asyncio.create_task(self._renew(job.id))
         release_after: float | None = 0.0  # None: the job is finished
         try:
             if job.kind == SHARD:
-                outcome = await run_shard(self.deps, job.subject_id, job.shard)
+                outcome = await run_shard(self.deps, job.subject_id, job.shard, place)
             else:
                 outcome = await run_grade_batch(self.deps, job.subject_id, job.shard)
             if outcome != "handed back":
@@ -120,6 +124,7 @@ class LocalWorker:
             log.exception("job failed; it will run again", **fields)
             release_after = FAILED_JOB_DEFER_S
         finally:
+            place.give_back()
             renewing.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await renewing

@@ -63,7 +63,7 @@ async def run_shard_job(ctx: dict[str, Any], evaluation_id: str, shard: int) -> 
     deps = ctx["deps"]
     async with held(ctx.get("redis"), ctx.get("job_id"), deps.settings.shard_lease_s):
         try:
-            return await run_shard(deps, evaluation_id, shard)
+            return await run_shard(deps, evaluation_id, shard, await deps.places.take())
         except ShardInterrupted:
             raise Retry() from None  # queued again at once, its lock deleted: another worker takes it now
         except Exception as exc:
@@ -81,6 +81,7 @@ async def grade_batch_job(ctx: dict[str, Any], batch_id: str, shard: int) -> str
     """The arq edge of run_grade_batch: a failed or handed-back run goes back to the queue, for any worker."""
     deps = ctx["deps"]
     async with held(ctx.get("redis"), ctx.get("job_id"), deps.settings.shard_lease_s):
+        place = await deps.places.take()
         try:
             outcome = await run_grade_batch(deps, batch_id, shard)
         except Exception as exc:
@@ -90,6 +91,8 @@ async def grade_batch_job(ctx: dict[str, Any], batch_id: str, shard: int) -> str
                 error=f"{type(exc).__name__}: {exc}"[:500],
             )
             raise Retry(defer=FAILED_SHARD_DEFER_S) from exc
+        finally:
+            place.give_back()
     if outcome == "handed back":
         raise Retry()
     return outcome
@@ -108,7 +111,9 @@ def worker_settings(settings: Settings) -> dict[str, Any]:
         "on_shutdown": shutdown,
         "redis_settings": redis_settings(settings.redis_url),
         "queue_name": settings.queue_name,
-        "max_jobs": settings.worker_max_jobs,
+        # One job more than the shards that take items at once (deps.places): it waits for the place a shard
+        # gives back when it has handed out its last item. More would keep shards another worker could run now.
+        "max_jobs": settings.worker_max_jobs + 1,
         "job_timeout": settings.job_timeout_s,
         "allow_abort_jobs": True,
         "keep_result": 60,

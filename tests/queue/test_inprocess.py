@@ -15,7 +15,7 @@ from tests.waits import eventually_async
 async def test_inprocess_queue_runs_each_shard_once(tmp_path: Path) -> None:
     settings = Settings(var_dir=tmp_path / "var", target_allowlist="127.0.0.0/8", shard_size=10)
     deps = make_deps(settings, synthetic_library(2, 10))
-    queue = InProcessQueue(deps, max_jobs=2)
+    queue = InProcessQueue(deps)
     async with running_mock(MockConfig(latency=0.05)) as base:
         evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
         assert await queue.enqueue_shards(evaluation.id, evaluation.shards) == 2

@@ -25,7 +25,7 @@ async def test_a_stopping_server_writes_its_calls_in_flight_and_the_next_start_r
     deps = make_deps(settings, library)
     async with running_mock(MockConfig(latency=0.3)) as base:
         evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
-        queue = InProcessQueue(deps, max_jobs=2)
+        queue = InProcessQueue(deps)
         await queue.enqueue_shards(evaluation.id, evaluation.shards)
         await eventually_async(lambda: written(deps, evaluation.id).rows >= 8, what="8 items written")
         await queue.close()  # what the lifespan does on SIGTERM
@@ -34,7 +34,7 @@ async def test_a_stopping_server_writes_its_calls_in_flight_and_the_next_start_r
         assert stopped.errors.get("cancelled", 0) == 0  # calls in flight finished rather than being cut
 
         restarted = Runtime(settings=settings, engine=deps.engine, library=library, secrets=deps.secrets)
-        queue = InProcessQueue(restarted, max_jobs=2)
+        queue = InProcessQueue(restarted)
         looks = await Reconciler(restarted, queue, grace_s=0).pass_once()
         assert looks[0].requeued == [0, 1]
         await eventually_async(queue.depth, lambda depth: depth == 0, what="the requeued shards to run")

@@ -53,7 +53,7 @@ def test_a_request_whose_connection_drops_still_ends_cleanly(settings: Settings,
     proxy = CuttablePostgres(postgres_url)
     on_postgres = settings.model_copy(update={"database_url": proxy.url})
     deps = build_runtime(on_postgres)
-    sessions = get_session(AppState(deps=deps, queue=InProcessQueue(deps, max_jobs=1)))
+    sessions = get_session(AppState(deps=deps, queue=InProcessQueue(deps)))
     try:
         session = next(sessions)
         session.execute(text("SELECT 1"))  # the request holds a live connection in a transaction

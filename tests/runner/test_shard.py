@@ -89,6 +89,25 @@ async def test_cancel_stops_in_flight_calls(tmp_path: Path) -> None:
     assert written(deps, evaluation.id).rows == 0
 
 
+async def test_a_shard_makes_room_for_the_next_once_its_last_item_is_out(tmp_path: Path) -> None:
+    deps = make_deps(
+        _settings(tmp_path, request_timeout_s=600.0), synthetic_library(2, 4)
+    )  # 8 items, 1 shard
+    # Calls after the 4th are held: the shard hands out its last items and waits for their replies.
+    async with running_mock(MockConfig(hold_after=4)) as base, httpx.AsyncClient(base_url=base) as mock:
+        evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
+        made_room = asyncio.Event()
+        place = await deps.places.take(on_give_back=made_room.set)
+        shard = asyncio.create_task(run_shard(deps, evaluation.id, 0, place))
+        await asyncio.wait_for(made_room.wait(), 30)  # a hang, not a measure
+        assert not shard.done() and (await mock.get("/stats")).json()["held"] == 4
+        await mock.post("/release")
+        outcome = await shard
+        await deps.targets.aclose()
+    assert "evaluation succeeded" in outcome
+    assert written(deps, evaluation.id).rows == 8
+
+
 class _Echo:
     """A fake adapter that records what it was sent and answers with the turn number."""
 

@@ -76,6 +76,29 @@ async def test_jobs_queued_while_the_worker_waits_are_claimed_when_it_is_woken(
     assert result.status == "succeeded" and result.rows == 10
 
 
+async def test_the_next_shard_starts_while_the_last_calls_of_the_one_before_are_out(tmp_path: Path) -> None:
+    deps = deps_for(tmp_path, worker_max_jobs=1, request_timeout_s=600.0)
+    worker = LocalWorker(deps, holder="worker-a")
+    # The 5th call on is held: shard 0 hands out its 5th item and waits for its reply.
+    async with running_mock(MockConfig(hold_after=4)) as base, httpx.AsyncClient(base_url=base) as mock:
+        evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
+        await DatabaseQueue(deps.engine).enqueue_shards(evaluation.id, evaluation.shards)
+        running = asyncio.create_task(worker.run())
+        # one shard at a time takes items, yet both have calls out at the target (4 slots: shard 0's 5th item
+        # and 3 of shard 1's)
+        await eventually_async(lambda: worker.tasks, lambda tasks: len(tasks) == 2, what="shard 1 to start")
+        await eventually_async(
+            lambda: mock.get("/stats"), lambda r: r.json().get("held", 0) == 4, what="the target's 4 slots"
+        )
+        await mock.post("/release")
+        await eventually_async(lambda: job_rows(deps), lambda rows: rows == [], what="both jobs to finish")
+        worker.stop()
+        await running
+    result = written(deps, evaluation.id)
+    await close(deps)
+    assert result.status == "succeeded" and result.rows == result.distinct_keys == 10
+
+
 async def test_a_stopped_worker_hands_its_job_back_and_the_next_one_finishes_it(tmp_path: Path) -> None:
     deps = deps_for(tmp_path, stop_grace_s=0)
     first = LocalWorker(deps, holder="worker-a")

@@ -3,8 +3,10 @@ many tries; and the job edge that sends a handed-back or failed shard back to th
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import httpx
 import pytest
 from arq.worker import Retry
 
@@ -19,9 +21,11 @@ from app.workers.settings import (
     worker_settings,
 )
 from app.workers.worker import ShardWorker
-from bench.harness import create_evaluation, make_deps
+from bench.harness import create_evaluation, make_deps, written
+from bench.mock_target import MockConfig, running_mock
 from bench.synthetic import synthetic_library
 from bench.tcp_proxy import CuttablePostgres
+from tests.waits import eventually_async
 
 
 def scale_out(settings: Settings) -> Settings:
@@ -41,7 +45,8 @@ def test_both_jobs_run_under_the_names_the_queue_uses_and_can_be_aborted(setting
     assert set(functions) == {SHARD_JOB, GRADE_BATCH_JOB}
     assert all(f.max_tries == SHARD_MAX_TRIES for f in functions.values()), "a re-entrant job may run often"
     assert options["allow_abort_jobs"] is True, "cancel reaches a running shard"
-    assert (options["queue_name"], options["max_jobs"]) == ("helmbench:q", 3)
+    # 3 shards take items; one more waits for the place a shard gives back when its last item is out
+    assert (options["queue_name"], options["max_jobs"]) == ("helmbench:q", 4)
     assert options["redis_settings"].database == 11
 
 
@@ -70,6 +75,25 @@ async def test_a_shard_of_a_stopping_worker_goes_back_to_the_queue_at_once(tmp_p
     finally:
         await deps.targets.aclose()
         deps.engine.dispose()
+
+
+async def test_a_waiting_shard_job_starts_once_the_running_one_has_handed_out_its_last_item(
+    tmp_path: Path,
+) -> None:
+    deps = deps_for(tmp_path, worker_max_jobs=1, request_timeout_s=600.0)  # one place: arq runs one job more
+    # The 5th call on is held: shard 0 hands out its 5th item and waits for its reply.
+    async with running_mock(MockConfig(hold_after=4)) as base, httpx.AsyncClient(base_url=base) as mock:
+        evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=4)
+        jobs = [asyncio.create_task(run_shard_job({"deps": deps}, evaluation.id, s)) for s in (0, 1)]
+        # 4 held calls: shard 0 has one item left to send, so shard 1 sent the other 3
+        await eventually_async(
+            lambda: mock.get("/stats"), lambda r: r.json().get("held", 0) == 4, what="shard 1's calls"
+        )
+        await mock.post("/release")
+        outcomes = await asyncio.gather(*jobs)
+        await deps.targets.aclose()
+    assert any("evaluation succeeded" in outcome for outcome in outcomes)
+    assert written(deps, evaluation.id).rows == 10 and not deps.places.full
 
 
 @pytest.mark.postgres
