@@ -52,6 +52,7 @@ from bench.board import cpu_seconds
 from bench.mockproc import mock_process
 from bench.poll import HELMBENCH, summary
 from bench.ports import free_port, wait_http
+from tests.grading.likert.speed import reference_unit
 
 LATENCY = 0.2
 POLLED = ("/v1/leaderboard", "/v1/benchmark")
@@ -186,6 +187,7 @@ def run_full_suite(
         "pct_ideal": round(100 * calls / seconds / ideal, 1),
         "api_cpu_ms_per_call": round(1000 * api_cpu / calls, 3) if calls else None,
         "workers_cpu_ms_per_call": round(1000 * workers_cpu / calls, 3) if calls else None,
+        "mock_cpu_ms_per_call": round(1000 * stats.get("cpu_s", 0.0) / calls, 3) if calls else None,
         "post_s": round(post_s, 2),
         **timeline(stats, posted_at, settled_at, concurrency),
     }
@@ -268,6 +270,12 @@ def inspect_same_mock(mock: str, items: int, concurrency: int) -> dict[str, Any]
     return json.loads(lines[-1]) if lines else {"failed": proc.stderr.strip()[-500:]}
 
 
+def speed_unit() -> float:
+    """The machine's speed just after a run: µs of CPU for sum(range(1000)) (bench.grading_speed's unit). A
+    shared machine's speed moves by up to 2x within minutes; CPU ms per call is read against it."""
+    return round(reference_unit(), 1)
+
+
 def load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
@@ -288,11 +296,13 @@ def measure(
         for c in args.concurrency:
             note(f"{args.suite} suite through the API at C={c}{label} (load {load()[0]})")
             r = record(
-                f"helmbench C={c}{label}", {**run_full_suite(api, mock, c, cpu, args.suite), "load": load()}
+                f"helmbench C={c}{label}",
+                {**run_full_suite(api, mock, c, cpu, args.suite), "load": load(), "unit_us": speed_unit()},
             )
             note(
                 f"{r['calls']} calls in {r['seconds']} s: {r['calls_per_s']} calls/s ({r['pct_ideal']}% of ideal), "
-                f"CPU ms/call API {r['api_cpu_ms_per_call']} workers {r['workers_cpu_ms_per_call']}, load {r['load']}"
+                f"CPU ms/call API {r['api_cpu_ms_per_call']} workers {r['workers_cpu_ms_per_call']} "
+                f"mock {r['mock_cpu_ms_per_call']}, load {r['load']}, reference unit {r['unit_us']} µs"
             )
             if "calls_s" in r:
                 note(

@@ -12,7 +12,8 @@ Endpoints:
                                the most chat requests it was serving at once; `first_request_at` and
                                `last_answer_at` (epoch seconds) and `in_flight_seconds` (the requests' summed
                                time in the mock): how many were in flight on average between the two;
-                               `gap_ms`: from an answer to the next request on the same connection
+                               `gap_ms`: from an answer to the next request on the same connection;
+                               `cpu_s`: the mock's own CPU seconds since the last reset (it shares the machine)
     POST /stats/reset          zero the counts
     POST /release              let requests held by `--hold-after` through
 
@@ -84,6 +85,7 @@ class InFlight:
     now: int = 0
     answered_at: dict[int, float] = field(default_factory=dict)  # connection → when its last answer left
     gaps: list[float] = field(default_factory=list)
+    gaps_at: list[float] = field(default_factory=list)  # when each gap ended (epoch seconds)
 
     def gap_ms(self) -> dict[str, float]:
         if not self.gaps:
@@ -96,7 +98,14 @@ class InFlight:
             "p90": at(0.9),
             "p99": at(0.99),
             "max": at(1.0),
+            "worst_at": self.worst_at(),
         }
+
+    def worst_at(self, count: int = 5) -> list[tuple[float, float]]:
+        """The longest gaps as (seconds after the first gap, ms): a stall once a run, or one spread out."""
+        start = min(self.gaps_at)
+        worst = sorted(zip(self.gaps, self.gaps_at, strict=True), reverse=True)[:count]
+        return [(round(at - start, 2), round(1000 * gap, 1)) for gap, at in worst]
 
 
 STATS_KEY = web.AppKey("stats", Counter)
@@ -163,6 +172,7 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
     connection = id(request.transport)
     if connection in flight.answered_at:
         flight.gaps.append(arrived - flight.answered_at[connection])
+        flight.gaps_at.append(arrived)
     try:
         return await _serve_chat(request)
     finally:
@@ -222,14 +232,17 @@ async def health(_request: web.Request) -> web.Response:
 async def stats(request: web.Request) -> web.Response:
     """Counts of requests and outcomes, to check what a client really sent."""
     gaps = request.app[IN_FLIGHT_KEY].gap_ms()
-    return web.json_response(dict(request.app[STATS_KEY]) | ({"gap_ms": gaps} if gaps else {}))
+    cpu = {"cpu_s": time.process_time() - request.app[STATS_KEY]["cpu_at_reset"]}
+    return web.json_response(dict(request.app[STATS_KEY]) | cpu | ({"gap_ms": gaps} if gaps else {}))
 
 
 async def reset_stats(request: web.Request) -> web.Response:
     """Zero the counts between benchmark rounds."""
     request.app[STATS_KEY].clear()
+    request.app[STATS_KEY]["cpu_at_reset"] = time.process_time()
     request.app[IN_FLIGHT_KEY].answered_at.clear()
     request.app[IN_FLIGHT_KEY].gaps.clear()
+    request.app[IN_FLIGHT_KEY].gaps_at.clear()
     return web.json_response({})
 
 
