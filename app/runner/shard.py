@@ -242,50 +242,73 @@ def _cancelled(deps: Runtime, evaluation_id: str) -> bool:
         return ev_store.is_cancelled(session=session, evaluation_id=evaluation_id)
 
 
-def finish_evaluation(deps: Runtime, evaluation_id: str, budget_lost: bool = False) -> str | None:
-    """Settle the status once every item is written (or its budget stopped it), and store the report the
-    leaderboard reads. `budget_lost`: see ev_store.finish_if_complete."""
+def _board_report(
+    deps: Runtime, session: Session, evaluation_id: str, suite: str
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The evaluation's report and its leaderboard slices, or None if building them failed (logged): a report
+    bug must not leave a finished evaluation running forever."""
     # Imported here: the report needs SciPy, whose import is half a worker's start-up time; a replacement for a
     # killed worker takes shards sooner without it, and only the process that settles an evaluation pays it.
-    from app.scoring.board import compact
     from app.scoring.report import BOARD_SLICES, compute_report
 
-    with Session(deps.engine) as session:
-        status = ev_store.finish_if_complete(
-            session=session, evaluation_id=evaluation_id, budget_lost=budget_lost
+    try:
+        report = compute_report(
+            session=session, evaluation_id=evaluation_id, library=deps.library, with_slices=True, suite=suite
         )
-        if status is not None:
-            evaluation = session.get(Evaluation, evaluation_id)
-            if evaluation is not None:
-                session.refresh(evaluation, ["finished_at"])  # set by the guarded update just above
+    except Exception:
+        log.exception("report failed", evaluation_id=evaluation_id)
+        return None
+    return report, report.pop(BOARD_SLICES)
+
+
+def finish_evaluation(deps: Runtime, evaluation_id: str, budget_lost: bool = False) -> str | None:
+    """Settle the status once every item is written (or its budget stopped it), and store the report the
+    leaderboard reads. `budget_lost`: see ev_store.settlement.
+
+    The report is built before the settling transaction, from items that no longer change: on SQLite a
+    transaction that writes holds the one write lock, and building a full suite's report takes seconds, in which
+    every API write and every other shard's items would wait (and past the busy timeout, fail)."""
+    from app.scoring.board import compact
+
+    with Session(deps.engine) as session:
+        ready = ev_store.settlement(session=session, evaluation_id=evaluation_id, budget_lost=budget_lost)
+        evaluation = session.get(Evaluation, evaluation_id) if ready is not None else None
+        if ready is None or evaluation is None:
+            return None
+        suite = evaluation.suite
+        built = _board_report(deps, session, evaluation_id, suite)
+    with Session(deps.engine) as session:
+        outcome = ev_store.settlement(session=session, evaluation_id=evaluation_id, budget_lost=budget_lost)
+        if outcome is None:
+            return None
+        if (
+            outcome.written != ready.written
+        ):  # items came in after the report was built (a budget stop's last)
+            built = _board_report(deps, session, evaluation_id, suite)
+        if not ev_store.settle(session=session, evaluation_id=evaluation_id, outcome=outcome):
+            return None
+        evaluation = session.get(Evaluation, evaluation_id)
+        if evaluation is not None:
+            session.refresh(evaluation)  # status and finished_at, set by the guarded update just above
+            if built is not None:
+                report, slices = built
+                evaluation.summary = report
+                ev_store.save_board_figures(
+                    session=session,
+                    evaluation_id=evaluation_id,
+                    benchmark_version=evaluation.benchmark_version,
+                    finished_at=evaluation.finished_at or utcnow(),  # set above; typed optional
+                    figures={WHOLE: compact(report), **slices},
+                )
+            session.add(evaluation)
+            if deps.on_settled is not None:
                 try:
-                    report = compute_report(
-                        session=session,
-                        evaluation_id=evaluation_id,
-                        library=deps.library,
-                        with_slices=True,
-                        suite=evaluation.suite,
-                    )
-                    slices = report.pop(BOARD_SLICES)
-                    evaluation.summary = report
-                    ev_store.save_board_figures(
-                        session=session,
-                        evaluation_id=evaluation_id,
-                        benchmark_version=evaluation.benchmark_version,
-                        finished_at=evaluation.finished_at or utcnow(),  # set above; typed optional
-                        figures={WHOLE: compact(report), **slices},
-                    )
-                except Exception:  # a report bug must not leave a finished evaluation running forever
-                    log.exception("report failed", evaluation_id=evaluation_id)
-                session.add(evaluation)
-                if deps.on_settled is not None:
-                    try:
-                        with session.begin_nested():  # a comparison bug must not undo the settle either
-                            deps.on_settled(session=session, library=deps.library, evaluation=evaluation)
-                    except Exception:
-                        log.exception("settle hook failed", evaluation_id=evaluation_id)
+                    with session.begin_nested():  # a comparison bug must not undo the settle either
+                        deps.on_settled(session=session, library=deps.library, evaluation=evaluation)
+                except Exception:
+                    log.exception("settle hook failed", evaluation_id=evaluation_id)
         session.commit()
-        return status
+        return outcome.status
 
 
 def _fail(deps: Runtime, evaluation_id: str, error: str) -> None:

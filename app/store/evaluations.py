@@ -79,10 +79,21 @@ def progress(*, session: Session, evaluation_id: str) -> tuple[int, int]:
     return int(done), int(failed)
 
 
-def finish_if_complete(*, session: Session, evaluation_id: str, budget_lost: bool = False) -> str | None:
-    """When every item is written, or the budget stopped the run and every item it started is written, settle
-    the status once; returns the new status or None.
+@dataclass(frozen=True)
+class Settlement:
+    """What settling an evaluation would set, decided from its items as they stand."""
 
+    status: str
+    total: int
+    error: str | None
+    written: int  # items written when it was decided: a report built on fewer is out of date
+
+
+def settlement(*, session: Session, evaluation_id: str, budget_lost: bool = False) -> Settlement | None:
+    """Reads whether the evaluation is ready to settle, and how; writes nothing, so a caller can build the
+    report from the items first and hold no write lock while it does.
+
+    Ready when every item is written, or the budget stopped the run and every item it started is written.
     `budget_lost`: the budget stopped the run and no shard of it is queued or held, so items it counts as in
     flight died with their worker and will never be written (the reconciler knows this; a shard does not).
     """
@@ -98,13 +109,28 @@ def finish_if_complete(*, session: Session, evaluation_id: str, budget_lost: boo
     error = "every call to the target failed; see the items' errors" if status == "failed" else None
     if status == "succeeded" and (budget_over or _planned_stop(ev)):
         status = "stopped_by_budget"
+    return Settlement(status=status, total=total, error=error, written=done)
+
+
+def settle(*, session: Session, evaluation_id: str, outcome: Settlement) -> bool:
+    """Sets the settled status once (a guarded update: of racing settlers one wins) and queues its webhooks."""
     result = session.execute(
         update(Evaluation)
         .where(col(Evaluation.id) == evaluation_id, col(Evaluation.status).in_(ACTIVE))
-        .values(status=status, finished_at=utcnow(), error=error, total=total)
+        .values(status=outcome.status, finished_at=utcnow(), error=outcome.error, total=outcome.total)
     )
+    if not result.rowcount:  # type: ignore[attr-defined]
+        return False
     queue_settled_webhooks(session=session, evaluation_id=evaluation_id)
-    return status if result.rowcount else None  # type: ignore[attr-defined]
+    return True
+
+
+def finish_if_complete(*, session: Session, evaluation_id: str, budget_lost: bool = False) -> str | None:
+    """Settles the evaluation if it is ready (see `settlement`); returns the new status or None."""
+    outcome = settlement(session=session, evaluation_id=evaluation_id, budget_lost=budget_lost)
+    if outcome is None or not settle(session=session, evaluation_id=evaluation_id, outcome=outcome):
+        return None
+    return outcome.status
 
 
 def _planned_stop(ev: Evaluation) -> bool:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
 from sqlmodel import Session
 
 from app.config import Settings
 from app.runner.shard import converse, run_shard
+from app.scoring import report as report_module
 from app.store import evaluations as ev_store
 from app.store.models import Evaluation
 from app.targets.base import TargetReply
@@ -45,6 +49,40 @@ async def test_every_item_written_once_and_a_rerun_is_a_no_op(tmp_path: Path) ->
     with Session(deps.engine) as session:
         summary = session.get(Evaluation, evaluation.id).summary  # type: ignore[union-attr]
     assert summary  # the report the leaderboard reads was stored
+
+
+async def test_settling_builds_the_report_while_others_can_still_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full suite's report takes seconds: on SQLite, building it inside the settling transaction held the one
+    write lock that long, and API writes failed with 'database is locked' once it outlasted their busy timeout."""
+    deps = make_deps(_settings(tmp_path), synthetic_library(conditions=2, perturbations=10))
+    real = report_module.compute_report
+    took_the_lock: list[bool] = []
+
+    def report_while_another_writes(**kwargs: Any) -> Any:
+        other = sqlite3.connect(
+            deps.engine.url.database or "", timeout=0
+        )  # no waiting: a held lock fails at once
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            other.rollback()
+            took_the_lock.append(True)
+        except sqlite3.OperationalError:
+            took_the_lock.append(False)
+        finally:
+            other.close()
+        return real(**kwargs)
+
+    monkeypatch.setattr(report_module, "compute_report", report_while_another_writes)
+    async with running_mock(MockConfig(latency=0.001)) as base:
+        evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=8)
+        await run_evaluation(deps, evaluation, max_jobs=1)
+        await deps.targets.aclose()
+    assert took_the_lock == [True]
+    with Session(deps.engine) as session:
+        row = session.get(Evaluation, evaluation.id)
+    assert row is not None and row.status == "succeeded" and row.summary and row.summary["n_graded"] == 20
 
 
 async def test_fault_mix_ends_with_every_item_answered_or_with_its_error(tmp_path: Path) -> None:
