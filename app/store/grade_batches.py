@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -21,6 +22,7 @@ from sqlalchemy import (
 )
 from sqlmodel import Session, col, select
 
+from app.store.bulk import pages, placeholders
 from app.store.models import GradeBatch, GradeBatchLine, utcnow
 from app.store.outbox import BATCH_COMPLETED_EVENT, queue_webhooks
 from app.store.statuses import ACTIVE
@@ -182,18 +184,27 @@ _SAVE_GRADE = (
 def save_grades(*, session: Session, batch_id: str, grades: Sequence[GradeRow]) -> int:
     """Write each line's grade where the line has none yet; returns how many were new, and counts them.
 
-    One statement executed for many rows (the drivers we use report the summed row count of an executemany).
+    SQLite: one UPDATE per page of lines (see app/store/bulk.py for why not an executemany). PostgreSQL: one
+    statement executed for many rows (psycopg reports the summed row count of an executemany).
     """
     if not grades:
         return 0
-    outcome = session.connection().execute(
-        _SAVE_GRADE,
-        [
-            {"b_batch": batch_id, "b_line": line, "b_result": result, "b_verdict": verdict}
-            for line, verdict, result in grades
-        ],
-    )
-    written = int(outcome.rowcount)  # type: ignore[attr-defined]
+    conn = session.connection()
+    if conn.dialect.name == "sqlite":
+        written = 0
+        for page in pages(grades, len(GradeRow._fields)):
+            values = [value for grade in page for value in grade]
+            outcome = conn.exec_driver_sql(_fill_grades_text(len(page)), (*values, batch_id))
+            written += outcome.rowcount
+    else:
+        outcome = conn.execute(
+            _SAVE_GRADE,
+            [
+                {"b_batch": batch_id, "b_line": line, "b_result": result, "b_verdict": verdict}
+                for line, verdict, result in grades
+            ],
+        )
+        written = int(outcome.rowcount)  # type: ignore[attr-defined]
     if written:
         session.execute(
             update(GradeBatch)
@@ -201,6 +212,17 @@ def save_grades(*, session: Session, batch_id: str, grades: Sequence[GradeRow]) 
             .values(graded=GradeBatch.graded + written)
         )
     return written
+
+
+@functools.lru_cache(maxsize=64)
+def _fill_grades_text(n_lines: int) -> str:
+    """Lines' grades from a VALUES list of GradeRow (line, verdict, result text), each set only where the line has
+    none yet; the batch id is the last parameter."""
+    return (
+        f"UPDATE {_LINES.name} SET verdict = v.column2, result = v.column3"
+        f" FROM (VALUES {placeholders(len(GradeRow._fields), n_lines)}) AS v"
+        f" WHERE {_LINES.name}.batch_id = ? AND {_LINES.name}.line = v.column1 AND {_LINES.name}.result IS NULL"
+    )
 
 
 def is_complete(*, session: Session, batch_id: str) -> bool:

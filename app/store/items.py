@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, Engine, func
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
 from app.benchmark.items import ItemSpec
 from app.store import budget
+from app.store.bulk import insert_many
 from app.store.models import EvaluationItem
+
+ITEMS = EvaluationItem.__table__  # type: ignore[attr-defined]
 
 
 def insert_items(*, engine: Engine, rows: Sequence[dict[str, Any]], budgeted: int = 0) -> int:
@@ -23,78 +24,9 @@ def insert_items(*, engine: Engine, rows: Sequence[dict[str, Any]], budgeted: in
     if not rows:
         return 0
     with engine.begin() as conn:
-        if engine.dialect.name == "sqlite":
-            inserted = _insert_sqlite(conn, rows)
-        else:
-            # executemany with one cached statement, not .values(rows): a multi-VALUES statement is compiled
-            # anew for every batch (~0.5 ms a row); psycopg sends an executemany as one pipeline.
-            stmt = (
-                pg_insert(EvaluationItem)
-                .on_conflict_do_nothing(index_elements=["evaluation_id", "key"])
-                .execution_options(preserve_rowcount=True)  # an INSERT's rowcount is dropped otherwise
-            )
-            inserted = max(int(conn.execute(stmt, list(rows)).rowcount or 0), 0)
+        inserted = insert_many(conn, ITEMS, rows, unique=("evaluation_id", "key"))
         budget.written(conn=conn, evaluation_id=rows[0]["evaluation_id"], items=budgeted)
     return inserted
-
-
-SQLITE_PAGE_ROWS = 256  # rows per INSERT: 25 columns each stays far below SQLite's 32,766 bound parameters
-
-
-def _insert_sqlite(conn: Connection, rows: Sequence[dict[str, Any]]) -> int:
-    """Rows in INSERTs of up to SQLITE_PAGE_ROWS rows each, not an executemany.
-
-    Why: sqlite3 lets go of the interpreter lock around every statement step, and an executemany steps once a
-    row. With a busy event loop in the same process (the in-process runner grading, the API serving) every step
-    waits up to the 5 ms switch interval to get it back: 128 rows took ~1 s instead of ~3 ms, holding SQLite's
-    one write lock all that time, so every other write (the API's included) queued behind it. One statement
-    per page steps once. The text is built here and cached per shape, because SQLAlchemy compiles a
-    multi-VALUES insert anew on every call (~0.5 ms a row); values go through the columns' own bind processors,
-    so they are stored exactly as SQLAlchemy stores them.
-    """
-    given = tuple(rows[0])
-    defaults = _python_defaults(given)
-    columns = given + tuple(defaults)
-    processors = _bind_processors(conn.dialect, columns)
-    inserted = 0
-    for start in range(0, len(rows), SQLITE_PAGE_ROWS):
-        page = rows[start : start + SQLITE_PAGE_ROWS]
-        values: list[Any] = []
-        for row in page:
-            full = {**row, **defaults} if defaults else row
-            values.extend(p(full[c]) if p else full[c] for c, p in zip(columns, processors, strict=True))
-        inserted += max(
-            conn.exec_driver_sql(_sqlite_insert_text(columns, len(page)), tuple(values)).rowcount, 0
-        )
-    return inserted
-
-
-def _python_defaults(given: tuple[str, ...]) -> dict[str, Any]:
-    """The columns the rows leave to a Python-side default (created_at), with the value SQLAlchemy would give,
-    taken once per batch (a callable default takes an execution context, which none of ours reads)."""
-    table = EvaluationItem.__table__  # type: ignore[attr-defined]
-    return {
-        c.name: c.default.arg(None) if c.default.is_callable else c.default.arg
-        for c in table.columns
-        if c.name not in given and c.default is not None
-    }
-
-
-@functools.lru_cache(maxsize=16)
-def _bind_processors(dialect: Dialect, columns: tuple[str, ...]) -> tuple[Callable[[Any], Any] | None, ...]:
-    """What SQLAlchemy applies to each value: the processor of the dialect's form of the column's type."""
-    table = EvaluationItem.__table__  # type: ignore[attr-defined]
-    return tuple(table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in columns)
-
-
-@functools.lru_cache(maxsize=SQLITE_PAGE_ROWS + 8)
-def _sqlite_insert_text(columns: tuple[str, ...], n_rows: int) -> str:
-    names = ", ".join(f'"{name}"' for name in columns)
-    row = "(" + ", ".join("?" * len(columns)) + ")"
-    return (
-        f"INSERT INTO {EvaluationItem.__tablename__} ({names}) VALUES {', '.join([row] * n_rows)}"
-        " ON CONFLICT (evaluation_id, key) DO NOTHING"
-    )
 
 
 def existing_keys(*, session: Session, evaluation_id: str, keys: Iterable[str]) -> set[str]:

@@ -13,6 +13,7 @@ from app.config import Settings
 from app.runner.grade_batch import run_grade_batch
 from app.runner.runtime import build_runtime
 from app.store import grade_batches as store
+from app.store.bulk import PAGE_PARAMETERS
 from app.store.keys import create_team
 from app.store.migrate import upgrade
 from app.store.models import GradeBatch, GradeBatchLine
@@ -67,29 +68,44 @@ def test_a_job_run_again_adds_no_rows_and_regrades_nothing(tmp_path: Path, mini_
     deps.engine.dispose()
 
 
-@pytest.mark.postgres
-def test_a_chunk_of_grades_counts_only_the_lines_it_wrote_on_postgres(
-    tmp_path: Path, postgres_url: str
+@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_chunk_of_grades_counts_only_the_lines_it_wrote(
+    tmp_path: Path, request: pytest.FixtureRequest, database: str
 ) -> None:
-    """A chunk is written as one executemany: its row count (summed by the driver) is what the batch counts."""
-    settings = Settings(var_dir=tmp_path, database_url=postgres_url)
+    """The count the batch keeps is the lines a chunk newly graded: PostgreSQL sums an executemany's row counts,
+    SQLite writes a chunk as one UPDATE a page of lines (more than one page here)."""
+    url = request.getfixturevalue("postgres_url") if database == "postgres" else None
+    settings = Settings(var_dir=tmp_path, database_url=url)
     upgrade(settings)
     deps = build_runtime(settings)
+    n_lines = PAGE_PARAMETERS // len(store.GradeRow._fields) + 10
     with Session(deps.engine) as session:
         team = create_team(session=session, name="t")
         batch_id = store.create_batch(session=session, team_id=team.id).id
-        rows = [store.LineRow(n, transcript=json.dumps(TRANSCRIPT)) for n in range(1, 6)]
-        store.add_lines(session=session, batch_id=batch_id, rows=rows, last_line=5)
+        rows = [store.LineRow(n, transcript=json.dumps(TRANSCRIPT)) for n in range(1, n_lines + 2)]
+        store.add_lines(session=session, batch_id=batch_id, rows=rows, last_line=n_lines + 1)
         session.commit()
-        first = [store.GradeRow(n, "PASS", '{"verdict": "PASS"}') for n in (1, 2, 3)]
-        assert store.save_grades(session=session, batch_id=batch_id, grades=first) == 3
-        again = [store.GradeRow(n, "FAIL", '{"verdict": "FAIL"}') for n in (2, 3, 4)]
-        assert store.save_grades(session=session, batch_id=batch_id, grades=again) == 1  # only line 4 is new
+        first = [store.GradeRow(n, "PASS", '{"verdict": "PASS"}') for n in range(1, n_lines)]
+        assert store.save_grades(session=session, batch_id=batch_id, grades=first) == n_lines - 1
+        again = [
+            store.GradeRow(n, "FAIL", '{"verdict": "FAIL"}') for n in (n_lines - 2, n_lines - 1, n_lines)
+        ]
+        assert (
+            store.save_grades(session=session, batch_id=batch_id, grades=again) == 1
+        )  # only the last is new
         session.commit()
         batch = session.get(GradeBatch, batch_id)
-        assert batch is not None and batch.graded == 4
-        verdicts = session.exec(select(GradeBatchLine.verdict).order_by(GradeBatchLine.line)).all()
-        assert verdicts == ["PASS", "PASS", "PASS", "FAIL", None]
-        assert not store.has_ungraded(session=session, batch_id=batch_id, after_line=0, up_to_line=4)
-        assert store.has_ungraded(session=session, batch_id=batch_id, after_line=0, up_to_line=5)
+        assert batch is not None and batch.graded == n_lines
+        stored = session.exec(
+            select(GradeBatchLine.verdict, GradeBatchLine.result).order_by(GradeBatchLine.line)
+        )
+        assert list(stored)[-4:] == [
+            ("PASS", {"verdict": "PASS"}),
+            ("PASS", {"verdict": "PASS"}),
+            ("FAIL", {"verdict": "FAIL"}),
+            (None, None),
+        ]
+        last = n_lines
+        assert not store.has_ungraded(session=session, batch_id=batch_id, after_line=0, up_to_line=last)
+        assert store.has_ungraded(session=session, batch_id=batch_id, after_line=0, up_to_line=last + 1)
     deps.engine.dispose()
