@@ -12,6 +12,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import aliased, defer
 from sqlmodel import Session, col, select
 
+from app.store.bulk import insert_many
 from app.store.models import WHOLE, BoardFigures, BoardStamp, Evaluation, EvaluationItem, utcnow
 from app.store.outbox import STALLED_EVENT, queue_settled_webhooks, queue_webhooks
 from app.store.paging import newest_first
@@ -236,10 +237,11 @@ def save_board_figures(
     """Replace an evaluation's board figures (slice name → figures) and bump the board stamp, in the caller's
     transaction, so no board sees the figures without knowing it changed."""
     session.execute(delete(BoardFigures).where(col(BoardFigures.evaluation_id) == evaluation_id))
-    session.add_all(
-        BoardFigures(evaluation_id=evaluation_id, slice=k, figures=v, finished_at=finished_at)
-        for k, v in figures.items()
-    )
+    rows = [
+        {"evaluation_id": evaluation_id, "slice": name, "figures": values, "finished_at": finished_at}
+        for name, values in figures.items()
+    ]
+    insert_many(session.connection(), BoardFigures.__table__, rows)  # type: ignore[attr-defined]
     bump_board_stamp(session=session, benchmark_version=benchmark_version)
 
 
