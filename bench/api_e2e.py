@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -120,6 +121,7 @@ def mock_stats(mock: str) -> dict[str, float]:
     return httpx.get(f"{mock}/stats", timeout=10).json()
 
 
+WRITE_EVERY_S = 0.5  # a target changed through the API while the run goes: SQLite has one write lock
 POLL_S = 0.05  # the bench's status poll: its period is the resolution of "POST to settled" (a status document
 # is kept for 0.5 s while a run goes, so most of these polls are answered from memory)
 
@@ -157,6 +159,8 @@ def run_full_suite(
         },
     )
     target.raise_for_status()
+    probe = api.post("/v1/targets", json={"name": "write probe", "base_url": f"{mock}/v1", "model": "probe"})
+    probe.raise_for_status()
     httpx.post(f"{mock}/stats/reset", timeout=10).raise_for_status()
     cpu_before = cpu()
     posted_at, started = time.time(), time.perf_counter()
@@ -164,10 +168,21 @@ def run_full_suite(
     created.raise_for_status()
     post_s = time.perf_counter() - started
     evaluation_id = created.json()["id"]
-    while (body := api.get(f"/v1/evaluations/{evaluation_id}").json())["status"] not in TERMINAL:
-        if time.perf_counter() - started > 1800:
-            raise SystemExit(f"{evaluation_id} did not settle in 30 min: {body}")
-        time.sleep(POLL_S)
+    settled = threading.Event()
+    writes: list[float] = []
+    write_codes: Counter[int] = Counter()
+    writer = threading.Thread(
+        target=write_while, args=(api, probe.json()["id"], settled, writes, write_codes)
+    )
+    writer.start()
+    try:
+        while (body := api.get(f"/v1/evaluations/{evaluation_id}").json())["status"] not in TERMINAL:
+            if time.perf_counter() - started > 1800:
+                raise SystemExit(f"{evaluation_id} did not settle in 30 min: {body}")
+            time.sleep(POLL_S)
+    finally:
+        settled.set()
+        writer.join()
     seconds, settled_at = time.perf_counter() - started, time.time()
     stats = mock_stats(mock)
     calls = int(stats.get("requests", 0))
@@ -189,8 +204,22 @@ def run_full_suite(
         "workers_cpu_ms_per_call": round(1000 * workers_cpu / calls, 3) if calls else None,
         "mock_cpu_ms_per_call": round(1000 * stats.get("cpu_s", 0.0) / calls, 3) if calls else None,
         "post_s": round(post_s, 2),
+        "api_writes_during_run": {**summary(writes), "codes": dict(write_codes)},
         **timeline(stats, posted_at, settled_at, concurrency),
     }
+
+
+def write_while(
+    api: httpx.Client, target_id: str, settled: threading.Event, writes: list[float], codes: Counter[int]
+) -> None:
+    """What a user changing a target waits while the run goes: one PATCH every WRITE_EVERY_S, on a client and a
+    thread of its own so a slow write never delays seeing the run settle."""
+    with httpx.Client(base_url=api.base_url, headers=api.headers, timeout=60) as own:
+        while not settled.wait(WRITE_EVERY_S):
+            started = time.perf_counter()
+            changed = own.patch(f"/v1/targets/{target_id}", json={"model": f"probe {len(writes)}"})
+            writes.append((time.perf_counter() - started) * 1000)
+            codes[changed.status_code] += 1
 
 
 async def poller(
@@ -312,6 +341,7 @@ def measure(
                     f"last answer to settled {r['last_answer_to_settled_s']} s; answer to next request on a "
                     f"connection (ms): {r['slot_gap_ms']}"
                 )
+            note(f"a target changed through the API while the run went (ms): {r['api_writes_during_run']}")
             if not args.skip_inspect:
                 note(f"inspect-ai on the same mock, {r['calls']} calls at C={c}")
                 record(f"inspect C={c}{label}", {**inspect_same_mock(mock, r["calls"], c), "load": load()})
