@@ -17,6 +17,7 @@ from app.config import Settings
 from app.grading.checks import CHECKS
 from app.runner.places import ShardPlaces
 from app.runner.sessions import TargetSessions
+from app.runner.settling import SettlingNow
 from app.runner.specs import SuiteSpecs
 from app.security.secrets import SecretBox, secret_box_for
 from app.store.db import make_engine
@@ -37,6 +38,7 @@ class Runtime:
     on_settled: Callable[..., Any] | None = None
     # The shards taking items at once in this process (settings.worker_max_jobs).
     places: ShardPlaces = field(init=False)
+    settling: SettlingNow = field(default_factory=SettlingNow)
 
     def __post_init__(self) -> None:
         self.places = ShardPlaces(self.settings.worker_max_jobs)

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, update
 
 from app.config import Settings
-from app.runner.shard import converse, run_shard
+from app.runner.shard import converse, finish_evaluation, run_shard
 from app.scoring import report as report_module
 from app.store import evaluations as ev_store
 from app.store.models import Evaluation
@@ -83,6 +84,40 @@ async def test_settling_builds_the_report_while_others_can_still_write(
     with Session(deps.engine) as session:
         row = session.get(Evaluation, evaluation.id)
     assert row is not None and row.status == "succeeded" and row.summary and row.summary["n_graded"] == 20
+
+
+async def test_a_second_finisher_in_the_process_leaves_the_report_to_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shards of one process end together; each that finds the items complete would build the whole report."""
+    deps = make_deps(_settings(tmp_path), synthetic_library(conditions=2, perturbations=10))
+    async with running_mock(MockConfig(latency=0.001)) as base:
+        evaluation = create_evaluation(deps, base_url=base + "/v1", concurrency=8)
+        with Session(deps.engine) as session:  # keep it running: only the finishers below may settle it
+            session.exec(update(Evaluation).where(Evaluation.id == evaluation.id).values(total=10_000))
+            session.commit()
+        await run_evaluation(deps, evaluation, max_jobs=1)
+        await deps.targets.aclose()
+    with Session(deps.engine) as session:
+        session.exec(update(Evaluation).where(Evaluation.id == evaluation.id).values(total=20))
+        session.commit()
+    real = report_module.compute_report
+    builds: list[str | None] = []
+
+    def report_while_another_shard_finishes(**kwargs: Any) -> Any:
+        builds.append("built")
+        if len(builds) == 1:  # the first finisher is building: a second shard of the process ends now
+            second: list[str | None] = []
+            other = threading.Thread(target=lambda: second.append(finish_evaluation(deps, evaluation.id)))
+            other.start()
+            other.join()
+            builds.extend(second)
+        return real(**kwargs)
+
+    monkeypatch.setattr(report_module, "compute_report", report_while_another_shard_finishes)
+    assert await asyncio.to_thread(finish_evaluation, deps, evaluation.id) == "succeeded"
+    assert builds == ["built", None]  # the second finisher returned without building or settling
+    assert finish_evaluation(deps, evaluation.id) is None  # settled once
 
 
 async def test_fault_mix_ends_with_every_item_answered_or_with_its_error(tmp_path: Path) -> None:
