@@ -288,9 +288,8 @@ def _settle(deps: Runtime, evaluation_id: str, budget_lost: bool) -> str | None:
         outcome = ev_store.settlement(session=session, evaluation_id=evaluation_id, budget_lost=budget_lost)
         if outcome is None:
             return None
-        if (
-            outcome.written != ready.written
-        ):  # items came in after the report was built (a budget stop's last)
+        # Items came in after the report was built (a budget stop's last): build it again.
+        if outcome.written != ready.written:
             built = _board_report(deps, session, evaluation_id, suite)
         if not ev_store.settle(session=session, evaluation_id=evaluation_id, outcome=outcome):
             return None

@@ -39,14 +39,14 @@ def insert_many(
         result = conn.execute(stmt.execution_options(preserve_rowcount=True), list(rows))
         return max(int(result.rowcount or 0), 0)
     given = tuple(rows[0])
-    defaults = python_defaults(table, given)
+    defaults = _python_defaults(table, given)
     columns = given + tuple(defaults)
-    processors = bind_processors(conn.dialect, table, columns)
+    processors = _bind_processors(conn.dialect, table, columns)
     inserted = 0
     for page in pages(rows, len(columns)):
         values: list[Any] = []
         for row in page:
-            values.extend(bound({**row, **defaults} if defaults else row, columns, processors))
+            values.extend(_bound({**row, **defaults} if defaults else row, columns, processors))
         text = _insert_text(table.name, columns, len(page), unique)
         inserted += max(conn.exec_driver_sql(text, tuple(values)).rowcount, 0)
     return inserted
@@ -59,18 +59,18 @@ def pages(rows: Sequence[R], width: int) -> Iterator[Sequence[R]]:
         yield rows[start : start + size]
 
 
-def bound(row: Mapping[str, Any], columns: tuple[str, ...], processors: tuple[Processor, ...]) -> list[Any]:
+def _bound(row: Mapping[str, Any], columns: tuple[str, ...], processors: tuple[Processor, ...]) -> list[Any]:
     """The row's values for `columns`, each as the database driver is given it."""
     return [p(row[c]) if p else row[c] for c, p in zip(columns, processors, strict=True)]
 
 
 @functools.lru_cache(maxsize=64)
-def bind_processors(dialect: Dialect, table: Table, columns: tuple[str, ...]) -> tuple[Processor, ...]:
+def _bind_processors(dialect: Dialect, table: Table, columns: tuple[str, ...]) -> tuple[Processor, ...]:
     """What SQLAlchemy applies to each value: the processor of the dialect's form of the column's type."""
     return tuple(table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in columns)
 
 
-def python_defaults(table: Table, given: tuple[str, ...]) -> dict[str, Any]:
+def _python_defaults(table: Table, given: tuple[str, ...]) -> dict[str, Any]:
     """The columns the rows leave to a Python-side default (a created_at), with the value SQLAlchemy would give,
     taken once per call (a callable default takes an execution context, which none of ours reads)."""
     return {
