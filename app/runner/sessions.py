@@ -4,7 +4,8 @@ Why shared: per-target concurrency and per-minute budgets are promises to the te
 evaluation (or two evaluations of one target) in the same worker must not each take the full allowance.
 In scale-out mode (`redis_url` set) the gate keeps its cap and budgets in Redis, so all worker processes
 together stay within them (app/limits/shared_target_gate.py); one Redis client per process serves every target.
-Embedded, the gate is local: the one process is the whole service.
+Embedded with several local workers, the cap is counted in files the workers share (app/limits/host_target_gate.py)
+and each keeps 1/N of the per-minute budgets. Embedded with one, the gate is local: the process is the whole service.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field, replace
 import httpx
 
 from app.config import Settings
+from app.limits.host_target_gate import HostRows, HostSlots, HostTargetGate
 from app.limits.shared_target_gate import RedisLimits, SharedTargetGate
 from app.limits.target_gate import TargetGate
 from app.net.client import make_client
@@ -43,6 +45,15 @@ class TargetSessions:
 
     sessions: dict[tuple[str, str], TargetSession] = field(default_factory=dict)
     shared: RedisLimits | None = None
+    host: HostRows | None = None
+
+    def _host_slots(self, target_id: str, settings: Settings) -> HostSlots | None:
+        """The target's cap as counted across this machine's local workers; None unless there are several."""
+        if settings.redis_url is not None or local_workers(settings) <= 1:
+            return None
+        if self.host is None:
+            self.host = HostRows(settings.var_dir / "gates")
+        return self.host.slots(target_id)
 
     def _shared_limits(self, settings: Settings) -> RedisLimits | None:
         """The process's handle on the shared limits, made on first use; None when embedded."""
@@ -60,7 +71,8 @@ class TargetSessions:
         session = self.sessions.get(key)
         if session is None:
             limits = self._shared_limits(settings)
-            session = self.sessions[key] = open_session(target_id, config, settings, limits)
+            host = self._host_slots(target_id, settings)
+            session = self.sessions[key] = open_session(target_id, config, settings, limits, host)
         if session.closer is not None:
             session.closer.cancel()
             session.closer = None
@@ -92,14 +104,22 @@ class TargetSessions:
         shared, self.shared = self.shared, None
         if shared is not None:
             await shared.aclose()
+        host, self.host = self.host, None
+        if host is not None:
+            host.close()
 
 
 def open_session(
-    target_id: str, config: TargetConfig, settings: Settings, limits: RedisLimits | None = None
+    target_id: str,
+    config: TargetConfig,
+    settings: Settings,
+    limits: RedisLimits | None = None,
+    host: HostSlots | None = None,
 ) -> TargetSession:
     """A guarded client with a pool the size of the target's concurrency, its gate, and its adapter.
 
-    With `limits` the gate is shared through Redis under the target's id; without, it is this process's own.
+    With `limits` the gate is shared through Redis under the target's id; with `host`, its cap is shared with
+    the machine's other local workers; without either, it is this process's own.
     """
     if limits is None:
         config = local_share(config, settings)
@@ -109,10 +129,15 @@ def open_session(
         allowlist=Allowlist.parse(settings.target_allowlist),
         max_response_bytes=settings.max_reply_bytes,
     )
-    gate = (
-        TargetGate(config.max_concurrency, config.requests_per_minute, config.tokens_per_minute)
-        if limits is None
-        else SharedTargetGate(
+    gate: TargetGate
+    if host is not None:
+        gate = HostTargetGate(
+            host, config.max_concurrency, config.requests_per_minute, config.tokens_per_minute
+        )
+    elif limits is None:
+        gate = TargetGate(config.max_concurrency, config.requests_per_minute, config.tokens_per_minute)
+    else:
+        gate = SharedTargetGate(
             limits,
             target_id,
             config.max_concurrency,
@@ -120,20 +145,24 @@ def open_session(
             config.tokens_per_minute,
             lease_s=settings.shard_lease_s,
         )
-    )
     policy = RetryPolicy(max_retries=settings.max_retries, budget_s=settings.retry_budget_s)
     adapter = make_adapter(client, config, policy, settings.max_reply_bytes, gate)
     return TargetSession(client=client, gate=gate, adapter=adapter)
 
 
-def local_share(config: TargetConfig, settings: Settings) -> TargetConfig:
-    """This process's part of a target's limits: all of them, or 1/N with N local worker processes.
+def local_workers(settings: Settings) -> int:
+    """How many processes of this machine call targets side by side without Redis (1: the API or one worker)."""
+    return settings.local_workers if settings.local_worker else 1
 
-    Embedded, the gate lives in one process; with several local workers each keeps an equal share of the
-    concurrency and the per-minute budgets, so together they never pass what the team set (a run then uses
-    all of its concurrency only while its shards are spread over every worker).
+
+def local_share(config: TargetConfig, settings: Settings) -> TargetConfig:
+    """This process's part of a target's per-minute budgets: all of them, or 1/N with N local worker processes.
+
+    The concurrency cap stays whole: the local workers count it together (app/limits/host_target_gate.py). The
+    budgets are paced by time, not held, so each worker keeps an equal share and together they never pass what
+    the team set.
     """
-    n = settings.local_workers if settings.local_worker else 1
+    n = local_workers(settings)
     if n <= 1:
         return config
 
@@ -142,7 +171,6 @@ def local_share(config: TargetConfig, settings: Settings) -> TargetConfig:
 
     return replace(
         config,
-        max_concurrency=max(1, config.max_concurrency // n),
         requests_per_minute=part(config.requests_per_minute),
         tokens_per_minute=part(config.tokens_per_minute),
     )

@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from app.config import Settings
+from app.limits.host_target_gate import HostTargetGate
 from app.limits.shared_target_gate import SharedTargetGate
 from app.limits.target_gate import TargetGate
 from app.runner.sessions import TargetSessions
@@ -59,7 +60,7 @@ async def test_embedded_sessions_keep_a_local_gate_and_no_redis(settings: Settin
     assert sessions.shared is None
 
 
-async def test_sessions_of_several_local_workers_each_keep_their_share_of_the_targets_limits(
+async def test_sessions_of_several_local_workers_count_the_targets_concurrency_together(
     settings: Settings,
 ) -> None:
     three_workers = settings.model_copy(update={"local_worker": True, "local_workers": 3})
@@ -75,6 +76,7 @@ async def test_sessions_of_several_local_workers_each_keep_their_share_of_the_ta
 
         async def calls(sessions: TargetSessions) -> list[bool]:
             async with sessions.use("target-1", config, three_workers) as session:
+                assert isinstance(session.gate, HostTargetGate)
                 replies = await asyncio.gather(*(session.adapter.complete(MESSAGES) for _ in range(10)))
                 return [reply.ok for reply in replies]
 
@@ -84,5 +86,5 @@ async def test_sessions_of_several_local_workers_each_keep_their_share_of_the_ta
         for sessions in processes:
             await sessions.aclose()
     assert all(ok for results in outcomes for ok in results)
-    # 7 // 3 = 2 each: together 6, never the 21 of three full gates
-    assert stats["requests"] == 30 and stats["max_in_flight"] <= 7
+    # the cap counted together: all 7 used, never the 21 of three gates of their own (nor 6, three of 7 // 3)
+    assert stats["requests"] == 30 and stats["max_in_flight"] == 7
