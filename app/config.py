@@ -60,15 +60,17 @@ class Settings(BaseSettings):
     )
     local_worker: bool = Field(
         default=True,
-        description="Embedded default (no Redis): `helmbench serve` runs shards and grade batches in one local "
-        "worker process it starts, restarts and stops, claiming them from the database under a lease, so the "
-        "API's event loop only serves. false: they run inside the API process.",
+        description="Embedded default (no Redis): `helmbench serve` runs shards and grade batches in local "
+        "worker processes it starts, restarts and stops (`local_workers`), claiming them from the database under "
+        "a lease, so the API's event loop only serves. false: they run inside the API process.",
     )
     local_workers: int = Field(
-        default=1,
+        default=2,
         ge=1,
-        description="How many local worker processes `helmbench serve` starts (embedded default). Each keeps "
-        "1/N of a target's concurrency and per-minute budgets, so together they keep the target's limits.",
+        le=64,
+        description="How many local worker processes `helmbench serve` starts (embedded default): two use a "
+        "second core for grading and calls. They count a target's concurrency together (files under "
+        "var_dir/gates) and each keeps 1/N of its per-minute budgets, so together they keep the target's limits.",
     )
     local_worker_nice: int = Field(
         default=5,

@@ -1,12 +1,12 @@
 """The local worker: on the embedded default, the process that runs shards and grade batches for the API.
 
-`helmbench serve` starts one (app/workers/local_process.py) so runs and grading never share the API's event loop
-or its core. It claims jobs from the database (app/store/jobs.py) under a lease it renews every second, runs each
-with the same job functions an arq worker runs (`run_shard`, `run_grade_batch`), and deletes a finished job's
-row. SIGTERM or SIGINT: no new jobs, running shards take no new items, calls in flight get stop_grace_s, and
-each job is handed back (claimable at once) with what it wrote kept; a second signal cancels what is left.
-SIGKILL: the leases lapse after shard_lease_s and the next claim (the restarted worker's) resumes the jobs,
-skipping the items written. A worker whose parent died (serve SIGKILLed) stops the same way, not orphaned.
+`helmbench serve` starts `local_workers` of these (app/workers/local_process.py) so runs and grading never share
+the API's event loop or its core. It claims jobs from the database (app/store/jobs.py) under a lease it renews
+every second, runs each with the same job functions an arq worker runs (`run_shard`, `run_grade_batch`), and
+deletes a finished job's row. SIGTERM or SIGINT: no new jobs, running shards take no new items, calls in flight
+get stop_grace_s, and each job is handed back (claimable at once) with what it wrote kept; a second signal cancels
+what is left. SIGKILL: the leases lapse after shard_lease_s and the next claim (the restarted worker's) resumes the
+jobs, skipping the items written. A worker whose parent died (serve SIGKILLed) stops the same way, not orphaned.
 """
 
 from __future__ import annotations

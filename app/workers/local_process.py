@@ -1,11 +1,11 @@
 """`helmbench serve`'s local worker process: started with the API, started again if it dies, stopped with it.
 
 Why a process and not a thread or a pool: the runner and grading are asyncio code on one loop; in their own
-process they get the machine's other core and their own GIL, and the API's loop only serves (a poller waited
-behind grading before). One process by default, not a pool: a shard already runs hundreds of calls at once,
-and SQLite takes one writer at a time; `local_workers` starts N of these (each keeps 1/N of a target's limits,
-app/runner/sessions.py: local_share). The child gets the API's settings through its environment, so a Settings
-built in code (a test, a bench) reaches it too.
+process they get a core of their own and their own GIL, and the API's loop only serves (a poller waited
+behind grading before). `local_workers` starts N of these (two by default: one worker is CPU-bound on its core
+in a large run); they claim shards side by side and count each target's concurrency together
+(app/limits/host_target_gate.py), so a run of one shard still has all of it. The child gets the API's
+settings through its environment, so a Settings built in code (a test, a bench) reaches it too.
 """
 
 from __future__ import annotations

@@ -63,6 +63,7 @@ class Deployment:
             "HELMBENCH_STOP_GRACE_S": "2",
             "HELMBENCH_DATABASE_URL": "",
             "HELMBENCH_REDIS_URL": "",
+            "HELMBENCH_LOCAL_WORKERS": "1",  # one, so a test knows which process writes; more where it says
         }
         self.args = [HELMBENCH, "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         self.engine = make_engine(Settings(var_dir=self.var))
