@@ -339,7 +339,8 @@ def measure(
                     f"calls {r['calls_s']} s with "
                     f"{r['mean_in_flight']} in flight on average ({r['slots_busy_pct']}% of C), "
                     f"last answer to settled {r['last_answer_to_settled_s']} s; answer to next request on a "
-                    f"connection (ms): {r['slot_gap_ms']}"
+                    f"connection (ms; each worker process keeps a pool of its own, so with several a connection "
+                    f"also waits while another process's calls hold the slots): {r['slot_gap_ms']}"
                 )
             note(f"a target changed through the API while the run went (ms): {r['api_writes_during_run']}")
             if not args.skip_inspect:

@@ -14,7 +14,8 @@ under-used for a moment.
 
 Fair shares: a process that already holds its share (the cap over the processes that want slots) leaves a slot
 another process is waiting for to that process, so the worker that started first cannot keep the whole cap.
-Slots freed in another process send no signal; a process with callers waiting looks again every few ms.
+Slots freed in another process send no signal; a process with callers waiting looks again every few ms, and a
+process using its slots looks at least every SETTLE_S, when it gives back those it no longer uses.
 
 The per-minute budgets stay split 1/N (app/runner/sessions.py `local_share`): they are paced by time, not held.
 """
@@ -42,6 +43,7 @@ _ROWS = struct.Struct(f"<{2 * MAX_ROWS}q")
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")
 FIRST_POLL_S = 0.002
 LAST_POLL_S = 0.02
+SETTLE_S = 0.01  # how long a freed slot stays this process's before it goes back to the file
 
 
 class HostRows:
@@ -97,21 +99,35 @@ class HostRows:
 
 
 class HostSlots:
-    """One target's cap across the machine's processes; callers of this process queue here for their slot."""
+    """One target's cap across the machine's processes; callers of this process queue here for their slot.
+
+    A slot a call frees stays this process's for a moment (idle): the next call takes it with no file access,
+    and the idle ones go back to the file within SETTLE_S (with each look at the file). Without this, two file
+    accesses per call made a worker wait whenever the other held the lock and the scheduler had paused it. The
+    cap is never passed: an idle slot is still counted as held.
+    """
 
     def __init__(self, path: Path, row: int) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         self._row = row
-        self._held = 0
+        self._held = 0  # counted in our row: in use, or idle
+        self._idle = 0
+        self._others_waiting = 0  # processes waiting for slots, as of our last look at the file
+        self._cap = 1  # the cap callers asked for last (a target edited mid-run has sessions with two)
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._poller: asyncio.Task[None] | None = None
+        self._settler: asyncio.TimerHandle | None = None
         with self._locked():
             self._write(0, 0)  # what a dead owner of this row held
 
     @property
     def held(self) -> int:
         return self._held
+
+    @property
+    def in_use(self) -> int:
+        return self._held - self._idle
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[tuple[int, ...]]:
@@ -125,29 +141,59 @@ class HostSlots:
     def _write(self, held: int, waiting: int) -> None:
         os.pwrite(self._fd, _ROW.pack(held, waiting), self._row * _ROW.size)
 
-    def _exchange(self, give: int, cap: int) -> int:
-        """Give `give` slots back and take what this process's waiting callers may have, in one locked step;
-        returns how many were taken. Also tells the others how many of ours still wait."""
-        want = len(self._waiters)
+    def _share(self, cap: int) -> int:
+        """How many slots this process may use: all of `cap`, or its share while others wait."""
+        return math.ceil(cap / (1 + self._others_waiting)) if self._others_waiting else cap
+
+    def _refresh(self) -> None:
+        """Look at the file: give the idle slots back and take what our waiting callers may have, in one locked
+        step; tell the others how many of ours still wait."""
+        cap = self._cap
         with self._locked() as rows:
-            self._held -= give
+            self._held -= self._idle
+            self._idle = 0
             mine = 2 * self._row
             held_by_others = sum(rows[0::2]) - rows[mine]
-            others_waiting = sum(1 for waiting in rows[1::2] if waiting) - (1 if rows[mine + 1] else 0)
-            free = cap - self._held - held_by_others
-            share = math.ceil(cap / (1 + others_waiting)) if others_waiting else cap
-            take = max(0, min(want, free, share - self._held))
+            self._others_waiting = sum(1 for waiting in rows[1::2] if waiting) - (1 if rows[mine + 1] else 0)
+            want = len(self._waiters)
+            take = max(0, min(want, cap - self._held - held_by_others, self._share(cap) - self._held))
             self._held += take
             self._write(self._held, want - take)
-        return take
+        self._idle = take
+        self._use_idle()
+
+    def _use_idle(self) -> None:
+        """Hand idle slots to waiting callers, within our share."""
+        share = self._share(self._cap)
+        while self._waiters and self._idle and self.in_use < share:
+            future = self._waiters.popleft()
+            if not future.done():  # (cancelled while queued)
+                self._idle -= 1
+                future.set_result(None)
+        if self._idle:
+            self._settle_soon()
+
+    def _settle_soon(self) -> None:
+        if self._settler is None:
+            self._settler = asyncio.get_running_loop().call_later(SETTLE_S, self._settle)
+
+    def _settle(self) -> None:
+        self._settler = None
+        self._refresh()
 
     async def acquire(self, cap: int) -> None:
         """One slot of `cap` across the machine; waits its turn behind this process's earlier callers."""
+        self._cap = cap
+        if not self._waiters and self._idle and self.in_use < self._share(cap):
+            self._idle -= 1
+            return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(future)
-        self._grant(self._exchange(0, cap))
+        self._use_idle()
         if not future.done():
-            self._poll(cap)
+            self._refresh()
+        if not future.done():
+            self._poll()
         try:
             await future
         except asyncio.CancelledError:
@@ -159,38 +205,32 @@ class HostSlots:
             raise
 
     def release(self, cap: int) -> None:
-        self._grant(self._exchange(1, cap))
+        self._cap = cap
+        self._idle += 1
+        self._use_idle()
         if self._waiters:
-            self._poll(cap)
+            self._poll()
 
-    def _grant(self, n: int) -> None:
-        while n and self._waiters:
-            future = self._waiters.popleft()
-            if future.done():  # cancelled while queued
-                continue
-            future.set_result(None)
-            n -= 1
-        if n:  # every caller we took them for has left
-            self._exchange(n, 0)
-
-    def _poll(self, cap: int) -> None:
+    def _poll(self) -> None:
         if self._poller is None or self._poller.done():
-            self._poller = asyncio.create_task(self._look_again(cap))
+            self._poller = asyncio.create_task(self._look_again())
 
-    async def _look_again(self, cap: int) -> None:
+    async def _look_again(self) -> None:
         """While callers wait, look for slots the other processes freed, backing off to LAST_POLL_S."""
         delay = FIRST_POLL_S
         while self._waiters:
             await asyncio.sleep(delay)
             before = len(self._waiters)
-            self._grant(self._exchange(0, cap))
+            self._refresh()
             delay = FIRST_POLL_S if len(self._waiters) < before else min(delay * 2, LAST_POLL_S)
 
     def close(self) -> None:
         if self._poller is not None:
             self._poller.cancel()
+        if self._settler is not None:
+            self._settler.cancel()
         with contextlib.suppress(OSError), self._locked():
-            self._held = 0
+            self._held = self._idle = 0
             self._write(0, 0)
         os.close(self._fd)
 
