@@ -18,9 +18,15 @@ again; a process cut off from Redis for longer loses its slots then rather than 
 new one meanwhile), so its calls in flight may run past the cap, as they already could once the lease ran out.
 Presence is read with PUBSUB NUMSUB: it needs one Redis, not a Cluster (subscriptions are per node), as arq does.
 
-If Redis cannot be reached, an attempt fails as a retryable `our_error` before anything is sent: the retry
-loop backs off and tries again, and an outage longer than the retry budget costs the item, never the shard.
-A limit is never exceeded because the guard went missing.
+A slot an attempt has finished with serves this process's next attempt (a caller polling for one, or the next
+to ask within SETTLE_S) with no round trip to Redis: one hold per slot instead of a hold and a release per
+attempt, and no poll for a caller of ours when one of ours frees a slot. Only for REUSE_S after the slot was taken
+from Redis (half a lease at most, so it cannot have lapsed), then it goes back, and every process's callers
+compete for it again: a process that keeps calling cannot keep the cap from another.
+
+If Redis cannot be reached, an attempt that needs a slot from it fails as a retryable `our_error` before anything
+is sent: the retry loop backs off and tries again, and an outage longer than the retry budget costs the item, never
+the shard. A limit is never exceeded because the guard went missing.
 
 If Redis comes back empty, the cap is rebuilt from the live holders' next renewal (a second later);
 the per-minute budgets start afresh, as for a new deployment: at most one minute's allowance more, once.
@@ -33,7 +39,9 @@ import contextlib
 import os
 import random
 import socket
+import time
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -114,6 +122,10 @@ return 0
 
 FIRST_POLL_S = 0.002
 LAST_POLL_S = 0.05
+# A process keeps a slot an attempt has finished with for the next attempt, with no round trip to Redis: at most
+# REUSE_S after it took it from Redis, and idle for at most SETTLE_S.
+REUSE_S = 1.0
+SETTLE_S = 0.01
 PERIOD_MS = 60_000
 # An owner without a subscriber for this long is gone: well above the time a live process takes to subscribe
 # again after its connection dropped (milliseconds while Redis is up), well below a lease.
@@ -298,8 +310,15 @@ class SharedTargetGate(TargetGate):
         self._tokens_pm = tokens_per_minute or 0
         self._lease_s = lease_s
         self._lease_ms = max(1, int(lease_s * 1000))
-        self._held: set[str] = set()
+        self._held: set[str] = set()  # in use or idle: renewed until released
         self._renewer: asyncio.Task[None] | None = None
+        self._taken_at: dict[str, float] = {}
+        self._idle: list[str] = []
+        self._waiting: deque[asyncio.Future[str]] = deque()  # callers polling Redis, first come first served
+        self._settler: asyncio.TimerHandle | None = None
+        # A slot goes back to Redis once it has been ours this long: half a lease at most, so it never serves an
+        # attempt after it could have lapsed unrenewed, and soon enough that other processes' callers get their turn.
+        self._reuse_s = min(REUSE_S, lease_s / 2)
 
     @asynccontextmanager
     async def slot(self, estimated_tokens: int = 0) -> AsyncIterator[None]:
@@ -313,48 +332,104 @@ class SharedTargetGate(TargetGate):
             raise unreachable(exc) from exc
         await self.window.acquire()
         try:
-            token = await self._hold()
+            token = self._reuse() or await self._hold()
         except BaseException:
             self.window.release()
             raise
-        self._held.add(token)
         if self._renewer is None or self._renewer.done():
             self._renewer = asyncio.create_task(self._renew_while_held())
         try:
             yield
         finally:
-            self._held.discard(token)
-            # Given back from a task of its own: the caller goes on to its next item at once instead of waiting
-            # for a round trip behind the loop's other work (a wave of replies holds the loop for tens of ms at
-            # C = 256, and every call waited for that twice). The release task was scheduled first, so its
-            # command goes out before the caller the window wakes asks for a slot.
-            self._limits.release_soon(self._keys.slots, token)
+            self._give_back(token)
             self.window.release()
 
     async def _spend(self, key: str, amount: int, cost: float) -> None:
         while wait := await self._limits.take(key, amount, cost):
             await asyncio.sleep(wait + random.uniform(0, FIRST_POLL_S * 5))  # jitter: waiters wake apart
 
+    def _fresh(self, token: str) -> bool:
+        """Young enough to be used again without asking Redis (see `reuse_s`)."""
+        return time.monotonic() - self._taken_at.get(token, 0.0) < self._reuse_s
+
+    def _reuse(self) -> str | None:
+        """A slot this process holds and no attempt uses, if one is still fresh; stale ones go back to Redis."""
+        while self._idle:
+            token = self._idle.pop()
+            if self._fresh(token):
+                return token
+            self._release(token)
+        return None
+
+    def _give_back(self, token: str) -> None:
+        """An attempt is done with its slot: to a caller of ours waiting for one, kept idle for the next, or,
+        once it has been ours for `reuse_s`, back to Redis, where every process's callers compete for it."""
+        if not self._fresh(token):
+            self._release(token)
+            return
+        while self._waiting:
+            handed = self._waiting.popleft()
+            if not handed.done():
+                handed.set_result(token)
+                return
+        self._idle.append(token)
+        if self._settler is None:
+            self._settler = asyncio.get_running_loop().call_later(SETTLE_S, self._settle)
+
+    def _settle(self) -> None:
+        """Idle slots no attempt took within SETTLE_S go back to Redis, for the other processes."""
+        self._settler = None
+        idle, self._idle = self._idle, []
+        for token in idle:
+            self._release(token)
+
+    def _release(self, token: str) -> None:
+        # Given back from a task of its own: the caller goes on to its next item at once instead of waiting for a
+        # round trip behind the loop's other work (a wave of replies holds the loop for tens of ms at C = 256).
+        self._held.discard(token)
+        self._taken_at.pop(token, None)
+        self._limits.release_soon(self._keys.slots, token)
+
     async def _hold(self) -> str:
-        """Poll for a slot, backing off from a few ms to LAST_POLL_S with jitter.
+        """Poll for a slot, backing off from a few ms to LAST_POLL_S with jitter, unless an attempt of this
+        process hands its slot over first.
 
         Why polling: a freed slot can come from a release or from a dead holder's lapse, which sends no signal;
         a poll sees both without a second notification key. At most `window.limit` callers per process poll,
         each at most once per LAST_POLL_S, and the small sleeps keep the added latency to a few ms.
         """
         token = self._limits.new_token()
+        handed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._waiting.append(handed)
         delay = FIRST_POLL_S
         try:
             await self._limits.present()
-            while not await self._limits.try_hold(self._keys, token, self._slots, self._lease_ms):
-                await asyncio.sleep(random.uniform(delay / 2, delay))
+            while not handed.done():
+                if await self._limits.try_hold(self._keys, token, self._slots, self._lease_ms):
+                    self._held.add(token)
+                    self._taken_at[token] = time.monotonic()
+                    if handed.done():  # both at once: the handed one serves the next caller
+                        self._give_back(handed.result())
+                    return token
+                await asyncio.wait((handed,), timeout=random.uniform(delay / 2, delay))
                 delay = min(delay * 2, LAST_POLL_S)
+            return handed.result()
         except REDIS_ERRORS as exc:
+            self._return_handed(handed)
             raise unreachable(exc) from exc
         except asyncio.CancelledError:
             self._limits.release_soon(self._keys.slots, token)  # the script may have run before we left
+            self._return_handed(handed)
             raise
-        return token
+        finally:
+            with contextlib.suppress(ValueError):
+                self._waiting.remove(handed)
+
+    def _return_handed(self, handed: asyncio.Future[str]) -> None:
+        if handed.done() and not handed.cancelled():
+            self._give_back(handed.result())
+        else:
+            handed.cancel()
 
     async def _renew_while_held(self) -> None:
         """Keep this process's holders from lapsing, a renewal every second; ends when none is held."""

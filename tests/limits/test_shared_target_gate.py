@@ -229,15 +229,55 @@ async def test_redis_lost_mid_run_fails_attempts_as_our_error_and_recovers(
     connect: Connect, redis_url: str
 ) -> None:
     proxy = CuttableRedis(redis_url)
-    gate = SharedTargetGate(connect(proxy.url), "t1", 1, lease_s=1)
+    limits = connect(proxy.url)
+    gate = SharedTargetGate(limits, "t1", 1, lease_s=1)
     async with gate.slot():
         proxy.cut()  # Redis goes away while the attempt runs; leaving the slot must not raise
+    other = SharedTargetGate(limits, "t1", 1, lease_s=1)  # holds no slot: it must ask Redis for one
     with pytest.raises(CallFailed) as failed:
-        async with gate.slot():
+        async with other.slot():
             pytest.fail("no slot may be granted without Redis")
     assert failed.value.error_class == "our_error" and failed.value.retryable
-    assert gate.window.in_flight == 0
+    assert other.window.in_flight == 0
     proxy.start()
-    async with asyncio.timeout(10), gate.slot():  # back, once the unreleased slot's TTL has run out
+    async with asyncio.timeout(10), other.slot():  # back, once the unreleased slot's TTL has run out
         pass
     proxy.cut()
+
+
+async def test_a_process_uses_its_freed_slot_again_without_asking_redis(connect: Connect) -> None:
+    limits = connect()
+    asked = 0
+    try_hold = limits.try_hold
+
+    async def counted(*args: object, **kwargs: object) -> bool:
+        nonlocal asked
+        asked += 1
+        return await try_hold(*args, **kwargs)  # type: ignore[arg-type]
+
+    limits.try_hold = counted  # type: ignore[method-assign]
+    gate = SharedTargetGate(limits, "t1", 2, lease_s=10)
+    for _ in range(50):  # one attempt after another, as a shard's items go
+        async with gate.slot():
+            pass
+    assert asked == 1  # one round trip for fifty attempts, where each used to cost two
+
+
+async def test_a_process_that_keeps_calling_does_not_keep_the_cap_from_another(connect: Connect) -> None:
+    """Freed slots serve their own process's next attempts for a while, then go back to Redis: a second
+    process waiting for the target gets its turn."""
+    busy = SharedTargetGate(connect(), "t1", 2, lease_s=10)
+    stop = asyncio.Event()
+
+    async def keep_calling() -> None:
+        while not stop.is_set():
+            async with busy.slot():
+                await asyncio.sleep(0.01)
+
+    callers = [asyncio.create_task(keep_calling()) for _ in range(4)]
+    try:
+        async with asyncio.timeout(30), SharedTargetGate(connect(), "t1", 2, lease_s=10).slot():
+            pass
+    finally:
+        stop.set()
+        await asyncio.gather(*callers)
