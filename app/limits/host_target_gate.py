@@ -7,10 +7,10 @@ Each process keeps its part of the count in a row of the target's file under `va
 under an exclusive `flock`: a read and a write of a few hundred bytes, microseconds beside a call's milliseconds.
 
 A process owns its row by holding an exclusive `flock` on that row's lock file for its lifetime. The kernel drops
-it when the process dies, however it dies, so whoever takes the row next knows its count belonged to a dead
-process and zeroes it: slots a killed worker held come back when `helmbench serve` starts its replacement (at
-once, unless it keeps crashing). Until then they count as held: the cap is never passed, it is at worst
-under-used for a moment.
+it when the process dies, however it dies. So a row whose lock file anyone can lock belongs to no live process:
+a process that finds the cap full looks (at most every SWEEP_S) for rows with slots whose lock it can take, and
+zeroes them, and whoever takes a row zeroes it too. Slots a killed worker held come back within a sweep; until
+then they count as held: the cap is never passed, it is at worst under-used for a moment.
 
 Fair shares: a process that already holds its share (the cap over the processes that want slots) leaves a slot
 another process is waiting for to that process, so the worker that started first cannot keep the whole cap.
@@ -30,6 +30,7 @@ import math
 import os
 import re
 import struct
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -44,6 +45,7 @@ _SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")
 FIRST_POLL_S = 0.002
 LAST_POLL_S = 0.02
 SETTLE_S = 0.01  # how long a freed slot stays this process's before it goes back to the file
+SWEEP_S = 0.25  # how often a process that finds the cap full looks for rows of processes that have died
 
 
 class HostRows:
@@ -62,14 +64,10 @@ class HostRows:
             rows = self.folder / "rows"
             rows.mkdir(parents=True, exist_ok=True)
             for row in range(MAX_ROWS):
-                fd = os.open(rows / f"{row}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    os.close(fd)
-                    continue
-                self._row, self._row_fd = row, fd
-                break
+                fd = _lock_row(rows, row)
+                if fd is not None:
+                    self._row, self._row_fd = row, fd
+                    break
             else:
                 raise RuntimeError(f"all {MAX_ROWS} rows under {rows} are held by live processes")
         assert self._row is not None
@@ -85,7 +83,7 @@ class HostRows:
                 else hashlib.sha256(target_id.encode()).hexdigest()
             )
             path = self.folder / f"{name}.slots"
-            slots = self._targets[target_id] = HostSlots(path, self.row)
+            slots = self._targets[target_id] = HostSlots(path, self.row, self.folder / "rows")
         return slots
 
     def close(self) -> None:
@@ -98,6 +96,17 @@ class HostRows:
         self._row, self._row_fd = None, None
 
 
+def _lock_row(rows: Path, row: int) -> int | None:
+    """An exclusive lock on the row's lock file (its fd), or None if a live process holds the row."""
+    fd = os.open(rows / f"{row}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
 class HostSlots:
     """One target's cap across the machine's processes; callers of this process queue here for their slot.
 
@@ -107,10 +116,12 @@ class HostSlots:
     cap is never passed: an idle slot is still counted as held.
     """
 
-    def __init__(self, path: Path, row: int) -> None:
+    def __init__(self, path: Path, row: int, rows: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         self._row = row
+        self._rows = rows  # the row lock files
+        self._swept_at = 0.0
         self._held = 0  # counted in our row: in use, or idle
         self._idle = 0
         self._others_waiting = 0  # processes waiting for slots, as of our last look at the file
@@ -156,11 +167,34 @@ class HostSlots:
             held_by_others = sum(rows[0::2]) - rows[mine]
             self._others_waiting = sum(1 for waiting in rows[1::2] if waiting) - (1 if rows[mine + 1] else 0)
             want = len(self._waiters)
+            if want and held_by_others and self._held + held_by_others >= cap:
+                held_by_others -= self._sweep(rows)
             take = max(0, min(want, cap - self._held - held_by_others, self._share(cap) - self._held))
             self._held += take
             self._write(self._held, want - take)
         self._idle = take
         self._use_idle()
+
+    def _sweep(self, rows: tuple[int, ...]) -> int:
+        """Zero the rows with slots whose owner has died (at most every SWEEP_S; under the file's lock); returns
+        how many slots came back."""
+        now = time.monotonic()
+        if now - self._swept_at < SWEEP_S:
+            return 0
+        self._swept_at = now
+        freed = 0
+        for row in range(MAX_ROWS):
+            if row == self._row or not rows[2 * row]:
+                continue
+            fd = _lock_row(self._rows, row)
+            if fd is None:
+                continue  # alive
+            try:
+                os.pwrite(self._fd, _ROW.pack(0, 0), row * _ROW.size)
+                freed += rows[2 * row]
+            finally:
+                os.close(fd)
+        return freed
 
     def _use_idle(self) -> None:
         """Hand idle slots to waiting callers, within our share."""
