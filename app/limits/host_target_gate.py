@@ -163,38 +163,46 @@ class HostSlots:
         with self._locked() as rows:
             self._held -= self._idle
             self._idle = 0
-            mine = 2 * self._row
-            held_by_others = sum(rows[0::2]) - rows[mine]
-            self._others_waiting = sum(1 for waiting in rows[1::2] if waiting) - (1 if rows[mine + 1] else 0)
             want = len(self._waiters)
-            if want and held_by_others and self._held + held_by_others >= cap:
-                held_by_others -= self._sweep(rows)
-            take = max(0, min(want, cap - self._held - held_by_others, self._share(cap) - self._held))
+            take = self._takeable(rows, cap, want)
+            if take < want:  # the cap or our share is short: are all the processes counted in it alive?
+                dead = self._sweep(rows)
+                if dead:
+                    take = self._takeable(rows, cap, want, dead)
             self._held += take
             self._write(self._held, want - take)
         self._idle = take
         self._use_idle()
 
-    def _sweep(self, rows: tuple[int, ...]) -> int:
-        """Zero the rows with slots whose owner has died (at most every SWEEP_S; under the file's lock); returns
-        how many slots came back."""
+    def _takeable(self, rows: tuple[int, ...], cap: int, want: int, dead: tuple[int, ...] = ()) -> int:
+        """How many of `want` slots we may take, counting every other row but the `dead` ones."""
+        others = (self._row, *dead)
+        held_by_others = sum(rows[0::2]) - sum(rows[2 * r] for r in others)
+        self._others_waiting = sum(1 for waiting in rows[1::2] if waiting) - sum(
+            1 for r in others if rows[2 * r + 1]
+        )
+        return max(0, min(want, cap - self._held - held_by_others, self._share(cap) - self._held))
+
+    def _sweep(self, rows: tuple[int, ...]) -> tuple[int, ...]:
+        """Zero the rows that count slots or callers for an owner that has died (at most every SWEEP_S; under the
+        file's lock); returns them."""
         now = time.monotonic()
         if now - self._swept_at < SWEEP_S:
-            return 0
+            return ()
         self._swept_at = now
-        freed = 0
+        dead = []
         for row in range(MAX_ROWS):
-            if row == self._row or not rows[2 * row]:
+            if row == self._row or not (rows[2 * row] or rows[2 * row + 1]):
                 continue
             fd = _lock_row(self._rows, row)
             if fd is None:
                 continue  # alive
             try:
                 os.pwrite(self._fd, _ROW.pack(0, 0), row * _ROW.size)
-                freed += rows[2 * row]
+                dead.append(row)
             finally:
                 os.close(fd)
-        return freed
+        return tuple(dead)
 
     def _use_idle(self) -> None:
         """Hand idle slots to waiting callers, within our share."""

@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 from app.limits.host_target_gate import HostRows, HostSlots
+from tests.waits import eventually_async
 
 
 class Holders:
@@ -155,3 +156,53 @@ async def test_slots_of_a_killed_worker_come_back_and_its_row_is_taken_again(tmp
             worker.wait()
         if worker.stdout is not None:
             worker.stdout.close()
+
+
+WAITER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from pathlib import Path
+    from app.limits.host_target_gate import HostRows
+
+    async def main():
+        rows = HostRows(Path(sys.argv[1]))
+        waiting = asyncio.create_task(rows.slots("target-1").acquire(4))
+        await asyncio.sleep(0.05)  # its first look at the file has said it waits
+        print(rows.row, flush=True)
+        await waiting
+
+    asyncio.run(main())
+    """
+)
+
+
+async def test_a_killed_worker_that_was_waiting_does_not_keep_a_share(tmp_path: Path) -> None:
+    """A dead worker's waiting callers would halve the survivor's share for good if nobody looked."""
+    survivor = HostRows(tmp_path)
+    mine = Holders(survivor.slots("target-1"), cap=4)
+    first = [asyncio.create_task(mine.call()) for _ in range(4)]
+    await mine.until(4)
+    worker = subprocess.Popen(
+        [sys.executable, "-c", WAITER, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+    try:
+        assert worker.stdout is not None
+        await asyncio.to_thread(worker.stdout.readline)  # it waits for a slot: it wants its share
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+        worker.stdout.close()  # type: ignore[union-attr]
+    mine.finish(4)
+    await asyncio.gather(*first)
+    await eventually_async(lambda: mine.slots.held, lambda held: held == 0, what="the idle slots to go back")
+    again = [asyncio.create_task(mine.call()) for _ in range(4)]
+    await asyncio.wait_for(mine.until(4), 5)  # all four again, not the half a live waiter would leave us
+    mine.finish(4)
+    await asyncio.gather(*again)
+    survivor.close()
