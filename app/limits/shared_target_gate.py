@@ -160,6 +160,7 @@ class RedisLimits:
         self._renew = redis.register_script(RENEW_LUA)
         self._gcra = redis.register_script(GCRA_LUA)
         self._background: set[asyncio.Task[None]] = set()
+        self._closed = False
         self._present = asyncio.Event()
         self._subscribing = asyncio.Lock()
         self._pubsub: PubSub | None = None
@@ -255,7 +256,11 @@ class RedisLimits:
         await self.redis.zrem(key, token)
 
     def release_soon(self, key: str, token: str) -> None:
-        """Release from a task of its own, for a caller being cancelled (it may not await again)."""
+        """Release from a task of its own, for a caller being cancelled (it may not await again). Once the client
+        is closed (the process is stopping), nothing: the slot lapses, or the sweep frees it, as the process's
+        presence ended with the close."""
+        if self._closed:
+            return
         task = asyncio.ensure_future(self._release_quietly(key, token))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -269,6 +274,7 @@ class RedisLimits:
         return wait_seconds(await self._gcra(keys=[key], args=Pace.per_period(amount, PERIOD_MS).args(cost)))
 
     async def aclose(self) -> None:
+        self._closed = True
         for task in list(self._background):
             with contextlib.suppress(Exception):
                 await task
