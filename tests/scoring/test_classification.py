@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.benchmark.loader import Library, load_library
@@ -86,6 +86,7 @@ def test_no_answers_give_no_figures() -> None:
 
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 20), min_size=3, max_size=3), min_size=3, max_size=3))
+@example([[13, 0, 19], [4, 13, 15], [8, 20, 4]])  # kappa -0.03125: on a rounding boundary
 def test_stacked_kappa_matches_the_agreement_module(rows: list[list[int]]) -> None:
     matrix = np.array(rows)
     if matrix.sum() == 0:
@@ -95,7 +96,9 @@ def test_stacked_kappa_matches_the_agreement_module(rows: list[list[int]]) -> No
     if single is None or np.isnan(stacked):
         assert single in (None, 1.0)
     else:
-        assert round(float(stacked), 4) == pytest.approx(single, abs=1e-4)
+        # `kappa` rounds to 4 places; a value on a rounding boundary may land either side of it from the two
+        # float paths, so the unrounded stacked value is compared with half a unit of that rounding.
+        assert float(stacked) == pytest.approx(single, abs=5e-5 + 1e-9)
 
 
 def test_kappa_interval_is_seeded_and_brackets_the_estimate() -> None:
