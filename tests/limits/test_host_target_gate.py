@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from app.limits.host_target_gate import HostRows, HostSlots
@@ -109,6 +111,30 @@ async def test_a_cancelled_waiter_leaves_no_slot_behind(tmp_path: Path) -> None:
     rows.close()
 
 
+@asynccontextmanager
+async def another_worker(script: str, folder: Path) -> AsyncIterator[tuple[subprocess.Popen[str], str]]:
+    """A process running `script` on the gate files in `folder`: yields it and the first line it prints."""
+    worker = subprocess.Popen(
+        [sys.executable, "-c", script, str(folder)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+    assert worker.stdout is not None
+    try:
+        yield worker, await asyncio.to_thread(worker.stdout.readline)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+        worker.stdout.close()
+
+
+def kill(worker: subprocess.Popen[str]) -> None:
+    worker.send_signal(signal.SIGKILL)
+    worker.wait()
+
+
 HOLDER = textwrap.dedent(
     """
     import asyncio, sys
@@ -129,33 +155,19 @@ HOLDER = textwrap.dedent(
 
 
 async def test_slots_of_a_killed_worker_come_back_and_its_row_is_taken_again(tmp_path: Path) -> None:
-    worker = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(tmp_path)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": os.getcwd()},
-    )
-    try:
-        assert worker.stdout is not None
-        dead_row = int(await asyncio.to_thread(worker.stdout.readline))  # it holds the whole cap of 4
+    async with another_worker(HOLDER, tmp_path) as (worker, line):
+        dead_row = int(line)  # it holds the whole cap of 4
         survivor = HostRows(tmp_path)
         waiting = asyncio.create_task(survivor.slots("target-1").acquire(4))
         await asyncio.sleep(0.5)  # two sweeps: its owner is alive, so its slots stay counted
         assert not waiting.done()
-        worker.send_signal(signal.SIGKILL)
-        worker.wait()
+        kill(worker)
         await asyncio.wait_for(waiting, 5)  # the next sweep finds its row's lock free and zeroes the row
         assert survivor.slots("target-1").held == 1
         replacement = HostRows(tmp_path)
         assert replacement.row == dead_row  # the dead worker's row serves the next process
         survivor.close()
         replacement.close()
-    finally:
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait()
-        if worker.stdout is not None:
-            worker.stdout.close()
 
 
 WAITER = textwrap.dedent(
@@ -182,22 +194,8 @@ async def test_a_killed_worker_that_was_waiting_does_not_keep_a_share(tmp_path: 
     mine = Holders(survivor.slots("target-1"), cap=4)
     first = [asyncio.create_task(mine.call()) for _ in range(4)]
     await mine.until(4)
-    worker = subprocess.Popen(
-        [sys.executable, "-c", WAITER, str(tmp_path)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": os.getcwd()},
-    )
-    try:
-        assert worker.stdout is not None
-        await asyncio.to_thread(worker.stdout.readline)  # it waits for a slot: it wants its share
-        worker.send_signal(signal.SIGKILL)
-        worker.wait()
-    finally:
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait()
-        worker.stdout.close()  # type: ignore[union-attr]
+    async with another_worker(WAITER, tmp_path) as (worker, _):  # it waits for a slot: it wants its share
+        kill(worker)
     mine.finish(4)
     await asyncio.gather(*first)
     await eventually_async(lambda: mine.slots.held, lambda held: held == 0, what="the idle slots to go back")
