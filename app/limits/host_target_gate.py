@@ -87,7 +87,7 @@ class HostRows:
         return slots
 
     def close(self) -> None:
-        """Give the row up (process shutdown): slots still counted in it are zeroed by its next owner."""
+        """Give the row up (process shutdown), its counts zeroed first (a dead owner's are swept instead)."""
         for slots in self._targets.values():
             slots.close()
         self._targets = {}
