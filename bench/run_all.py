@@ -1,7 +1,8 @@
 """`make bench`: what a user runs (the real full suite through the API, inspect-ai on the same mock, the run under
-100 public pollers: bench/api_e2e.py), the runner alone on a synthetic library, faults, memory at scale, CPU per
-graded reply (bench/grading_speed.py), the public board under dashboards (bench/board.py) and a 20-turn simulated
-run against the mock and the toy simulator (bench/simulated.py).
+100 public pollers: bench/api_e2e.py), the same suite on the scale-out deployment with one and two
+`helmbench worker`s (a Redis of its own, a database of its own on the local PostgreSQL), the runner alone on a
+synthetic library, faults, memory at scale, CPU per graded reply (bench/grading_speed.py), the public board under
+dashboards (bench/board.py) and a 20-turn simulated run against the mock and the toy simulator (bench/simulated.py).
 
     python -m bench.run_all            # the full set (about 10 minutes on 2 cores)
     python -m bench.run_all --quick    # smaller counts, for a look
@@ -102,6 +103,22 @@ def _api_rows(api: dict[str, Any]) -> list[str]:
     return out
 
 
+def _scale_rows(scale: dict[str, Any]) -> list[str]:
+    """bench/api_e2e.py --workers 1 2: serve + N `helmbench worker`s on Redis and PostgreSQL."""
+    name = "scale-out (Redis + PostgreSQL)"
+    if "failed" in scale:
+        return [f"{name:<34} {scale['failed']}"]
+    out = []
+    for key, r in scale.items():
+        if isinstance(r, dict) and "calls_per_s" in r:
+            out.append(
+                f"{name:<34} C={r['concurrency']:<4} {r['calls']:>7} calls {r['seconds']:>8.1f} s "
+                f"{r['calls_per_s']:>7.1f} calls/s  {key.split(', ')[-1]}  workers CPU "
+                f"{r['workers_cpu_ms_per_call']:.2f} ms/call  load {r['load'][0]:.1f}"
+            )
+    return out
+
+
 def _api_targets(api: dict[str, Any]) -> list[str]:
     out = []
     r64, r256 = api.get("helmbench C=64"), api.get("helmbench C=256")
@@ -131,6 +148,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--skip-board", action="store_true")
     p.add_argument("--skip-simulated", action="store_true")
     p.add_argument("--skip-api", action="store_true", help="leave out the real full suite through the API")
+    p.add_argument(
+        "--skip-scale-out",
+        action="store_true",
+        help="leave out serve + 1 and 2 `helmbench worker`s on Redis and PostgreSQL",
+    )
     args = p.parse_args(argv)
     n = 600 if args.quick else 3000
     load = os.getloadavg()
@@ -146,6 +168,24 @@ def main(argv: list[str] | None = None) -> None:
         inspect = ("--skip-inspect",) if args.skip_inspect else ()
         api = _run("bench.api_e2e", *size, *inspect, timeout=7200)
         for line in _api_rows(api):
+            print(line, flush=True)
+    scale: dict[str, Any] = {}
+    if not args.skip_scale_out:
+        suite = ("--suite", "quick") if args.quick else ()
+        scale = _run(
+            "bench.api_e2e",
+            "--concurrency",
+            "256",
+            "--workers",
+            "1",
+            "2",
+            "--pollers",
+            "0",
+            "--skip-inspect",
+            *suite,
+            timeout=3600,
+        )
+        for line in _scale_rows(scale):
             print(line, flush=True)
     conditions = "30" if not args.quick else "6"
     with mock_process(latency=LATENCY) as url:
@@ -231,6 +271,10 @@ def main(argv: list[str] | None = None) -> None:
         print("\nTargets (the real full suite through the API):", flush=True)
         for line in _api_targets(api):
             print(line, flush=True)
+    if scale and "failed" not in scale:
+        ratio = scale.get("calls/s C=256: 2 vs 1 workers")
+        if ratio:
+            print(f"  scale-out, 2 workers >= 1.6x the calls/s of 1: {ratio:.2f}x  {_verdict(ratio >= 1.6)}")
     print("\nTargets (the runner alone on a synthetic library):", flush=True)
     r64, r256 = results["runner C=64"], results["runner C=256"]
     if "failed" not in r64:
