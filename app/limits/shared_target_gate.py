@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import random
 import socket
@@ -58,16 +59,21 @@ from app.limits.target_gate import TargetGate
 from app.queue.base import renew_every_s
 from app.targets.base import CallFailed
 
-# KEYS[1] holders (token -> lapse time, ms; a token is "<owner>/<nonce>"), KEYS[2] owners seen without a
-# subscriber (owner -> since, ms), KEYS[3] the sweep's throttle; ARGV limit, token, lease ms, presence channel
-# prefix, grace ms, sweep period ms. 1 if the token now holds a slot. When the cap is full, at most once a sweep
-# period: an owner with no subscriber on its presence channel, seen so for the grace, loses its tokens.
+# KEYS[1] holders (token -> lapse time, ms; a token is "<owner>/<number>"), KEYS[2] owners seen without a
+# subscriber (owner -> since, ms), KEYS[3] the sweep's throttle, KEYS[4] owners waiting for slots (owner -> lapse
+# time, ms); ARGV limit, lease ms, presence channel prefix, grace ms, sweep period ms, the asking owner, how long its
+# wait counts (ms), then the tokens asking. Returns how many of them, from the first, now hold a slot.
+# When the cap is full, at most once a sweep period: an owner with no subscriber on its presence channel, seen so
+# for the grace, loses its tokens.
+# Fair shares: while other owners wait, the asking owner gets slots only up to the cap over the owners waiting
+# (itself included), counting what it holds. Without this, the owner that frees a slot asks for one again
+# first (it knows the moment), and a process that keeps calling would keep the cap from one that waits.
 HOLD_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit, lease = tonumber(ARGV[1]), tonumber(ARGV[3])
+local limit, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= limit and redis.call('SET', KEYS[3], 1, 'NX', 'PX', ARGV[6]) then
+if redis.call('ZCARD', KEYS[1]) >= limit and redis.call('SET', KEYS[3], 1, 'NX', 'PX', ARGV[5]) then
   local owners = {}
   for _, holder in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
     local owner = string.match(holder, '^(.*)/[^/]*$')
@@ -77,13 +83,13 @@ if redis.call('ZCARD', KEYS[1]) >= limit and redis.call('SET', KEYS[3], 1, 'NX',
     end
   end
   for owner, held in pairs(owners) do
-    if redis.call('PUBSUB', 'NUMSUB', ARGV[4] .. owner)[2] > 0 then
+    if redis.call('PUBSUB', 'NUMSUB', ARGV[3] .. owner)[2] > 0 then
       redis.call('HDEL', KEYS[2], owner)
     else
       local since = tonumber(redis.call('HGET', KEYS[2], owner))
       if not since then
         redis.call('HSET', KEYS[2], owner, now)
-      elseif now - since >= tonumber(ARGV[5]) then
+      elseif now - since >= tonumber(ARGV[4]) then
         for _, holder in ipairs(held) do
           redis.call('ZREM', KEYS[1], holder)
         end
@@ -93,14 +99,36 @@ if redis.call('ZCARD', KEYS[1]) >= limit and redis.call('SET', KEYS[3], 1, 'NX',
   end
   redis.call('PEXPIRE', KEYS[2], lease)
 end
-if redis.call('ZCARD', KEYS[1]) >= limit then
-  return 0
+local asker, wants = ARGV[6], #ARGV - 7
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+local free = limit - redis.call('ZCARD', KEYS[1])
+local others = redis.call('ZCARD', KEYS[4])
+if redis.call('ZSCORE', KEYS[4], asker) then
+  others = others - 1
 end
-redis.call('ZADD', KEYS[1], now + lease, ARGV[2])
-if redis.call('PTTL', KEYS[1]) < lease then
+if free > 0 and others > 0 then
+  local prefix, mine = asker .. '/', 0
+  for _, holder in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if string.sub(holder, 1, #prefix) == prefix then
+      mine = mine + 1
+    end
+  end
+  free = math.min(free, math.ceil(limit / (others + 1)) - mine)
+end
+local taken = math.max(0, math.min(free, wants))
+for i = 8, 7 + taken do
+  redis.call('ZADD', KEYS[1], now + lease, ARGV[i])
+end
+if taken > 0 and redis.call('PTTL', KEYS[1]) < lease then
   redis.call('PEXPIRE', KEYS[1], lease)
 end
-return 1
+if taken < wants then
+  redis.call('ZADD', KEYS[4], now + tonumber(ARGV[7]), asker)
+  redis.call('PEXPIRE', KEYS[4], ARGV[7])
+else
+  redis.call('ZREM', KEYS[4], asker)
+end
+return taken
 """
 
 # KEYS[1] holders; ARGV lease ms, then the tokens still held. Not XX: if Redis lost the set (a restart without
@@ -130,6 +158,12 @@ PERIOD_MS = 60_000
 # An owner without a subscriber for this long is gone: well above the time a live process takes to subscribe
 # again after its connection dropped (milliseconds while Redis is up), well below a lease.
 PRESENCE_GRACE_S = 1.0
+# An owner whose poll was not all granted counts as waiting this long: several of its polls (at most LAST_POLL_S
+# apart), so it stays counted while it waits, and its share goes back to the others soon after it stops.
+WAIT_COUNTS_S = 4 * LAST_POLL_S
+# A poll asks for at most this many slots: at the start of a run the poller asks again at once while all are
+# granted, and under contention a poll costs the same whether 10 or 256 callers wait.
+MOST_ASKED = 32
 SWEEP_PERIOD_S = 0.25  # how often a full cap is searched for owners that are gone (one script run, ~2 owners)
 REDIS_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
 
@@ -139,6 +173,7 @@ class TargetKeys:
     slots: str
     absent: str
     swept: str
+    waiting: str
     requests: str
     tokens: str
 
@@ -155,6 +190,7 @@ class RedisLimits:
         self.redis = redis
         self.namespace = namespace
         self.owner = process_owner()
+        self._numbers = itertools.count()
         self._presence_prefix = limits_key(namespace, "presence") + ":"
         self._hold = redis.register_script(HOLD_LUA)
         self._renew = redis.register_script(RENEW_LUA)
@@ -187,13 +223,15 @@ class RedisLimits:
             slots=limits_key(self.namespace, target_id, "slots"),
             absent=limits_key(self.namespace, target_id, "absent"),
             swept=limits_key(self.namespace, target_id, "swept"),
+            waiting=limits_key(self.namespace, target_id, "waiting"),
             requests=limits_key(self.namespace, target_id, "rpm"),
             tokens=limits_key(self.namespace, target_id, "tpm"),
         )
 
     def new_token(self) -> str:
-        """A slot's token: its owner, "/", a nonce. A token without "/" (no presence) only ever lapses."""
-        return f"{self.owner}/{uuid.uuid4().hex}"
+        """A slot's token: its owner, "/", a number this client never gives again (the owner is unique to the
+        client). A token without "/" (no presence) only ever lapses."""
+        return f"{self.owner}/{next(self._numbers)}"
 
     async def present(self) -> None:
         """Return once this process is subscribed to its presence channel; raise if Redis refuses it now."""
@@ -237,17 +275,21 @@ class RedisLimits:
                 await asyncio.sleep(random.uniform(delay / 2, delay))
                 delay = min(delay * 4, 0.5)
 
-    async def try_hold(self, keys: TargetKeys, token: str, limit: int, lease_ms: int) -> bool:
-        """Take one of `limit` slots for `token` if one is free (lapsed and departed holders dropped first)."""
+    async def try_hold(self, keys: TargetKeys, tokens: list[str], limit: int, lease_ms: int) -> int:
+        """Take free slots of `limit` for as many of `tokens` as fit and this owner's fair share allows, in order
+        (lapsed and departed holders dropped first); how many of them, from the first, now hold one. If not all,
+        this owner counts as waiting for WAIT_COUNTS_S."""
         args = [
             limit,
-            token,
             lease_ms,
             self._presence_prefix,
             int(PRESENCE_GRACE_S * 1000),
             int(SWEEP_PERIOD_S * 1000),
+            self.owner,
+            int(WAIT_COUNTS_S * 1000),
+            *tokens,
         ]
-        return bool(await self._hold(keys=[keys.slots, keys.absent, keys.swept], args=args))
+        return int(await self._hold(keys=[keys.slots, keys.absent, keys.swept, keys.waiting], args=args))
 
     async def renew(self, key: str, tokens: list[str], lease_ms: int) -> None:
         await self._renew(keys=[key], args=[lease_ms, *tokens])
@@ -320,7 +362,8 @@ class SharedTargetGate(TargetGate):
         self._renewer: asyncio.Task[None] | None = None
         self._taken_at: dict[str, float] = {}
         self._idle: list[str] = []
-        self._waiting: deque[asyncio.Future[str]] = deque()  # callers polling Redis, first come first served
+        self._waiting: deque[asyncio.Future[str]] = deque()  # callers waiting for a slot, first come first
+        self._poller: asyncio.Task[None] | None = None
         self._settler: asyncio.TimerHandle | None = None
         # A slot goes back to Redis once it has been ours this long: half a lease at most, so it never serves an
         # attempt after it could have lapsed unrenewed, and soon enough that other processes' callers get their turn.
@@ -397,42 +440,63 @@ class SharedTargetGate(TargetGate):
         self._limits.release_soon(self._keys.slots, token)
 
     async def _hold(self) -> str:
-        """Poll for a slot, backing off from a few ms to LAST_POLL_S with jitter, unless an attempt of this
-        process hands its slot over first.
-
-        Why polling: a freed slot can come from a release or from a dead holder's lapse, which sends no signal;
-        a poll sees both without a second notification key. At most `window.limit` callers per process poll,
-        each at most once per LAST_POLL_S, and the small sleeps keep the added latency to a few ms.
-        """
-        token = self._limits.new_token()
+        """Wait for a slot: from this process's poller, or from an attempt of this process handing its slot over."""
         handed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._waiting.append(handed)
-        delay = FIRST_POLL_S
+        if self._poller is None or self._poller.done():
+            self._poller = asyncio.create_task(self._poll())
         try:
-            await self._limits.present()
-            while not handed.done():
-                if await self._limits.try_hold(self._keys, token, self._slots, self._lease_ms):
-                    self._held.add(token)
-                    self._taken_at[token] = time.monotonic()
-                    if handed.done():  # both at once: the handed one serves the next caller
-                        self._give_back(handed.result())
-                    return token
-                await asyncio.wait((handed,), timeout=random.uniform(delay / 2, delay))
-                delay = min(delay * 2, LAST_POLL_S)
-            return handed.result()
-        except REDIS_ERRORS as exc:
-            self._return_handed(handed)
-            raise unreachable(exc) from exc
+            return await handed
         except asyncio.CancelledError:
-            self._limits.release_soon(self._keys.slots, token)  # the script may have run before we left
             self._return_handed(handed)
             raise
         finally:
             with contextlib.suppress(ValueError):
                 self._waiting.remove(handed)
 
+    async def _poll(self) -> None:
+        """While callers of this process wait, ask Redis for slots for them (up to MOST_ASKED) in one script run,
+        backing off from a few ms to LAST_POLL_S with jitter; slots taken go to the waiting callers, first come
+        first. Redis grants at most this process's fair share while other processes wait (see HOLD_LUA).
+
+        Why polling: a freed slot can come from a release or from a dead holder's lapse, which sends no signal;
+        a poll sees both without a second notification key. Why one poller per process, not one per caller: a
+        process's callers beyond the cap (up to its window) would each run the script every LAST_POLL_S, ~5,000
+        runs a second for 256 callers, and two workers at C = 256 spent a quarter of their CPU doing it.
+        """
+        delay = FIRST_POLL_S
+        while waiting := [f for f in self._waiting if not f.done()]:
+            tokens = [self._limits.new_token() for _ in waiting[:MOST_ASKED]]
+            try:
+                await self._limits.present()
+                taken = await self._limits.try_hold(self._keys, tokens, self._slots, self._lease_ms)
+            except REDIS_ERRORS as exc:
+                for caller in waiting:
+                    if not caller.done():
+                        caller.set_exception(unreachable(exc))
+                return
+            except asyncio.CancelledError:
+                for token in tokens:  # the script may have run before we left
+                    self._limits.release_soon(self._keys.slots, token)
+                for caller in waiting:
+                    caller.cancel()
+                raise
+            now = time.monotonic()
+            for token in tokens[:taken]:
+                self._held.add(token)
+                self._taken_at[token] = now
+                self._give_back(token)  # to the first caller still waiting; idle if none is left
+            if taken == len(tokens):  # every caller served: ask again only for those who came meanwhile
+                delay = FIRST_POLL_S
+                continue
+            # The cap is full. Neither a slot handed over by an attempt of ours nor a caller arriving says Redis
+            # has one free, so neither wakes the poller: it sleeps its backoff, as another process's does.
+            delay = FIRST_POLL_S if taken else delay
+            await asyncio.sleep(random.uniform(delay / 2, delay))
+            delay = min(delay * 2, LAST_POLL_S)
+
     def _return_handed(self, handed: asyncio.Future[str]) -> None:
-        if handed.done() and not handed.cancelled():
+        if handed.done() and not handed.cancelled() and handed.exception() is None:
             self._give_back(handed.result())
         else:
             handed.cancel()

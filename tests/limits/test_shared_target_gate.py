@@ -266,7 +266,8 @@ async def test_a_process_uses_its_freed_slot_again_without_asking_redis(connect:
 async def test_a_process_that_keeps_calling_does_not_keep_the_cap_from_another(connect: Connect) -> None:
     """Freed slots serve their own process's next attempts for a while, then go back to Redis: a second
     process waiting for the target gets its turn."""
-    busy = SharedTargetGate(connect(), "t1", 2, lease_s=10)
+    busy_limits = connect()
+    busy = SharedTargetGate(busy_limits, "t1", 2, lease_s=10)
     stop = asyncio.Event()
 
     async def keep_calling() -> None:
@@ -275,9 +276,54 @@ async def test_a_process_that_keeps_calling_does_not_keep_the_cap_from_another(c
                 await asyncio.sleep(0.01)
 
     callers = [asyncio.create_task(keep_calling()) for _ in range(4)]
+    slots = busy_limits.keys("t1").slots
+    await eventually_async(
+        lambda: busy_limits.redis.zcard(slots), lambda n: n == 2, what="the busy one holds the cap"
+    )
     try:
         async with asyncio.timeout(30), SharedTargetGate(connect(), "t1", 2, lease_s=10).slot():
             pass
     finally:
         stop.set()
         await asyncio.gather(*callers)
+
+
+async def test_callers_waiting_for_a_full_cap_ask_redis_together(connect: Connect) -> None:
+    """Twenty callers waiting in one process cost one script run per poll, not twenty: with a worker per machine
+    and hundreds of callers each, Redis would otherwise run the script thousands of times a second for nothing."""
+    holder_side = connect()
+    holder = SharedTargetGate(holder_side, "t1", 20, lease_s=10)
+    waiting_side = connect()
+    asked: list[int] = []
+    try_hold = waiting_side.try_hold
+
+    async def counted(keys: object, tokens: list[str], *args: object) -> int:
+        asked.append(len(tokens))
+        return await try_hold(keys, tokens, *args)  # type: ignore[arg-type]
+
+    waiting_side.try_hold = counted  # type: ignore[method-assign]
+    waiter = SharedTargetGate(waiting_side, "t1", 20, lease_s=10)
+    release = asyncio.Event()
+    served = 0
+
+    async def hold_until_released() -> None:
+        async with holder.slot():
+            await release.wait()
+
+    async def call() -> None:
+        nonlocal served
+        async with waiter.slot():
+            served += 1
+
+    holding = [asyncio.create_task(hold_until_released()) for _ in range(20)]
+    slots = holder_side.keys("t1").slots
+    await eventually_async(
+        lambda: holder_side.redis.zcard(slots), lambda n: n == 20, what="the holder takes the cap"
+    )
+    callers = [asyncio.create_task(call()) for _ in range(20)]
+    await eventually_async(lambda: len(asked), lambda n: n >= 5, what="five polls while the cap is full")
+    assert asked[-1] == 20  # the latest poll asked for every waiting caller at once
+    release.set()
+    async with asyncio.timeout(30):
+        await asyncio.gather(*holding, *callers)
+    assert served == 20
