@@ -57,9 +57,10 @@ def pages(rows: Sequence[R], width: int) -> Iterator[Sequence[R]]:
     left in runs of powers of two (100 rows: 64, 32, 4).
 
     Why powers of two: sqlite3 keeps each connection's last 128 prepared statements, one per distinct text, and a
-    page of n rows is a text of its own, ~2 KB prepared per row. Batches of every size from 1 to 128, over a
-    pool of up to 40 connections, kept ~150 MB of statements that no run let go (a 100,000-item run peaked at
-    433 MB). With powers of two a table has at most a dozen shapes, for a few statements more per batch.
+    page of n rows is a text of its own. With batches of every size from 1 to 128 over a pool of up to 40
+    connections, the prepared statements grew with the run: a 100,000-item run's peak RSS while items ran was
+    387 MB, and is 270 MB with powers of two (`python -m bench.runner_e2e`, as `make bench` runs it). A table
+    has at most a dozen shapes, for a few statements more per batch.
     """
     size = max(1, PAGE_PARAMETERS // max(width, 1))
     start, total = 0, len(rows)

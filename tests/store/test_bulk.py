@@ -93,8 +93,8 @@ def test_sqlite_writes_a_batch_in_one_statement_a_page(sqlite: Engine) -> None:
 
 
 def test_sqlite_batches_of_every_size_prepare_few_statement_shapes(sqlite: Engine) -> None:
-    """sqlite3 keeps up to 128 prepared statements per connection, one per distinct text: a text per batch size
-    held ~150 MB over the pool in a 100,000-item run. Batches of 1 to 130 rows now share a handful of shapes."""
+    """sqlite3 keeps up to 128 prepared statements per connection, one per distinct text: with a text per batch
+    size a 100,000-item run's memory grew by ~120 MB. Batches of 1 to 130 rows now share a handful of shapes."""
     _, _, ev = seed(sqlite, total=130 * 131 // 2)
     texts: set[str] = set()
 
