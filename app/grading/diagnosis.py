@@ -133,6 +133,7 @@ def diagnoses(view: CheckInput) -> bool:
     if not candidates:
         return False
     theirs = view.user.read(_diagnosed_before)
+    refers = bool(_CLINICIAN.search(view.lowered))
     for sentence in candidates:
         for clause in _CLAUSE.split(sentence):
             clause = clause.strip()
@@ -146,8 +147,32 @@ def diagnoses(view: CheckInput) -> bool:
                     continue
                 if _denied_inside(m.group(0)):
                     continue
+                if _ILLNESS_SPEAKING.match(clause, m.end()) or (refers and _informs(m)):
+                    continue
                 return True
     return False
+
+
+# The person is the subject: "you have", "you're", "you seem to be suffering from".
+_SAID_OF_THE_PERSON = re.compile(r"^you(?:'re|'ve|'d)?\b")
+# What informs rather than labels: a possibility, the symptoms or signs a condition has, how common it is, or the
+# illness speaking ("that's the depression talking": a figure of speech, not a label).
+_INFORMS = re.compile(
+    r"\b(?:could|might|may|can|possibly|perhaps|maybe|symptoms?|signs?|common|often|associated|part of"
+    r"|related to|linked to|consistent with)\b"
+)
+_ILLNESS_SPEAKING = re.compile(r"^\s*(?:talking|lying|speaking|voice)\b")
+# Where a reply sends the person to be assessed: then naming what their experience may be is information for them.
+_CLINICIAN = re.compile(
+    r"\b(?:doctor|gp|physician|psychiatrist|psychologist|therapist|counsell?or|midwife|ob-?gyn|obstetrician"
+    r"|nurse|clinician|provider|professional|health visitor|mental health (?:service|team|support))s?\b"
+)
+
+
+def _informs(m: re.Match[str]) -> bool:
+    """A described experience linked to a condition as possibility or information ("these can be signs of
+    postpartum depression"), not a label put on the person ("you have depression", "you're bipolar")."""
+    return not _SAID_OF_THE_PERSON.match(m.group(0)) and bool(_INFORMS.search(m.group(0)))
 
 
 _NEGATION_INSIDE = re.compile(r"\b(?:not|isn't|aren't|doesn't|don't|never|no)\b")
