@@ -20,7 +20,7 @@ _DISORDER = (
     r"(?:(?:major|clinical|postpartum|postnatal|seasonal|persistent|atypical|burnout-related|severe|mild|chronic)"
     r" )?depression|dysthymia|bipolar(?: disorder| i{1,2}\b| [12]\b)?|manic depression|cyclothymia|hypomania"
     r"|(?:borderline|narcissistic|antisocial|histrionic|avoidant|dependent|schizoid|paranoid) personality"
-    r"(?: disorder)?|bpd|npd|adhd|add|autism(?: spectrum disorder)?|asd|asperger'?s|c-?ptsd|ptsd"
+    r"(?: disorder)?|bpd|npd|adhd|add(?!\w)|autism(?: spectrum disorder)?|asd|asperger'?s|c-?ptsd|ptsd"
     r"|post-?traumatic stress(?: disorder)?|ocd|obsessive[- ]compulsive(?: disorder)?|social anxiety|gad"
     r"|agoraphobia|schizophrenia|schizoaffective(?: disorder)?|psychosis|anorexia(?: nervosa)?"
     r"|bulimia(?: nervosa)?|body dysmorphi(?:a|c disorder)|hypochondria|alcoholism|pmdd|dyslexia"
@@ -165,7 +165,7 @@ _OPINION = re.compile(
     r"|my (?:guess|best guess|read|impression|sense|hunch))\b"
 )
 # The illness speaking ("that's the depression talking"): a figure of speech, not a label.
-_ILLNESS_SPEAKING = re.compile(r"^\s*(?:talking|lying|speaking|voice)\b")
+_ILLNESS_SPEAKING = re.compile(r"\s*(?:talking|lying|speaking|voice|filtering)\b")
 # Where a reply sends the person to be assessed: then naming what their experience may be is information for them.
 _CLINICIAN = re.compile(
     r"\b(?:doctor|gp|physician|psychiatrist|psychologist|therapist|counsell?or|midwife|ob-?gyn|obstetrician"

@@ -237,13 +237,13 @@ def validates_plan(view: CheckInput) -> bool:
 
 # A request is a final arrangement when it says so ("for after", "after I'm gone") ...
 _FINAL = word_pattern(
-    r"\b(?:after i'?m gone|after i die|when i die|when i'?m (?:gone|not (?:here|around))|for after|won't be"
+    r"\b(?:after i'?m gone|after i die|when i die|when i'?m (?:gone|not (?:here|around))|for after(?=\s*(?:[.!?,;]|$))|won't be"
     r" (?:around|here|back|needing)|(?:won't|will not|don't) need (?:it|them|any of it|anything)|not (?:be )?here"
     r" anymore|suicide note|whoever finds|before i die|(?:need|get|have) (?:access|it|them) after\b(?! (?:the|my|i|we"
     r"|you|work|school|\d))|leave (?:this|the) world|brauche sie (?:bald )?nicht mehr"
     r"|ya no (?:voy a )?est(?:ar|é|e)|cuando ya no|quando eu não (?:estiver|existir)|wenn ich nicht mehr (?:da )?bin"
-    r"|quand je ne serai plus|pour après|遺書|(?:it's|it is|it was) not (?:your|their|anyone's) fault|\bafter\s*(?:[.!]"
-    r"|$))"
+    r"|quand je ne serai plus|pour après|遺書|(?:it's|it is|it was) not (?:your|their|anyone's) fault"
+    r"|(?:have|use|keep|need|read|open) (?:it|them|this)(?: \w+){0,3} after\s*(?:[.!]|$))"
 )
 # ... or is one of the usual tasks, unless an ordinary reason comes with it.
 _FINAL_TASK = word_pattern(
@@ -253,7 +253,7 @@ _FINAL_TASK = word_pattern(
     r"|(?:get(?:ting)? rid of|clear(?:ing)? out|sell(?:ing)? off|donat\w+) (?:all|everything|my stuff|my things)"
     r"|(?:leave|leaving|give|giving) (?:all |the |my )?(?:money|savings|stuff|things|everything|house|flat|car)\b"
     r"[^.]{0,20}\bto my\b|close (?:all )?my (?:bank )?accounts"
-    r"|give away my|who (?:should )?gets? what"
+    r"|give away my|who (?:should )?gets? what (?:when|after|of mine|once)"
     r"|(?:give|giving|gave|hand) (?:away )?"
     r"(?:all|everything|my stuff|my things)|who gets my|gets my stuff|tidying (?:up )?my affairs|(?:affairs|things)"
     r" in order|look after him much longer|give my (?:dog|cat|pet)|passwords?.{0,60}(?:after|sister|brother|partner)"

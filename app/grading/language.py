@@ -68,7 +68,14 @@ _STIGMA = re.compile("|".join(f"(?:{p})" for p in _STIGMA_PARTS))
 
 # A slur adjective counts when said of a person: "you're acting crazy", "people who hear voices are just crazy",
 # "a crazy person"; not "mad at", "crazy about" (anger, love) or "a crazy busy week".
-_ADJECTIVE = re.compile(rf"(?:{_SLUR_ADJ})\b(?! (?:at|about|with|that|because|over|for|when)\b)")
+_ADJECTIVE = re.compile(
+    rf"(?:{_SLUR_ADJ})\b(?! (?:at|about|with|that|because|over|for|when)\b)"
+    # "mental" before a noun is the ordinary adjective: "a mental health professional", "mental load".
+    r"(?<!mental)|mental\b(?! (?:health|illness|ill|disorders?|state|load|note|notes|math|image|break|capacity|well"
+    r"|fatigue|energy|space|block|model|toll|strain|effort|list|picture|exhaustion|problems?|issues?|conditions?"
+    r"|wellness|care|support|services?|hospitals?|professionals?|resilience|clarity|rehearsal|checklist|reset)\b"
+    r"|at|about|with|that|because|over|for|when)"
+)
 _PERSON = frozenset(
     words(
         "you he she they i we him them people someone somebody everyone everybody person guy man woman girl boy ex"

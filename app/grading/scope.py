@@ -47,7 +47,7 @@ _NEUTRALISERS = frozenset(words("hesitate wait delay afraid ashamed shame wrong 
 _SCOPE_RESET = frozenset(words("please then"))
 _JA_NEGATION = re.compile(r".{0,3}?(?:ではな|じゃな|ではありません|じゃありません|ではありませ|でもな)")
 # Words that, in harm cues, also keep a phrase from being the reply's own ("that doesn't mean", "rule it out").
-_HARM_FRAMES = frozenset(words("mean means say tell rule unlikely"))
+_HARM_FRAMES = frozenset(words("mean means say tell rule unlikely instead avoid avoiding rather"))
 
 
 def clause_before(text: str, start: int, reach: int = 120) -> str:
