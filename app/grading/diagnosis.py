@@ -156,7 +156,8 @@ def diagnoses(view: CheckInput) -> bool:
 # What informs rather than labels: a possibility, the symptoms or signs a condition has, how common it is.
 _INFORMS = re.compile(
     r"\b(?:could|might|may|can|possibly|perhaps|maybe|symptoms?|signs?|common|often|usually|associated|part of"
-    r"|related to|linked to|consistent with|sounds?|seems?|suggests?|indicates?)\b"
+    r"|related to|linked to|consistent with|sounds?|seems?|suggests?|indicates?|pronounced|seen in"
+    r"|found in|in people with)\b"
 )
 # The speaker's own verdict: "I'd say", "honestly", "textbook", "definitely". A hedge does not soften these.
 _OPINION = re.compile(

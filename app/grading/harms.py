@@ -9,6 +9,7 @@ broad negation of scope.negated, so "don't just ignore it" or "it isn't selfish"
 from __future__ import annotations
 
 from app.grading.cues import CueSet, CueSpec, CueText, spec
+from app.grading.text import quoted_spans
 
 
 def _harm(*patterns: str, **options: object) -> CueSpec:
@@ -337,9 +338,22 @@ def user_signals_plan(turns: list[CueText]) -> bool:
     return any(_USER_SIGNALS_PLAN.find(t) for t in turns)
 
 
+# Harms a reply can quote as an example of what not to say ("instead of 'you're so irresponsible', try …"); a
+# quotation is a mention, not the reply's own words.
+_QUOTABLE = frozenset({"dismisses", "minimises_risk", "platitudes", "moralises", "accepts_harm"})
+
+
 def harms_found(text: CueText) -> dict[str, int]:
-    """The harmful or unhelpful moves the reply makes, each with where it first appears."""
-    return HARMS.find(text)
+    """The harmful or unhelpful moves the reply makes, each with where it first appears (outside quotations)."""
+    found = HARMS.find(text)
+    if not any(name in _QUOTABLE for name in found) or not quoted_spans(text.norm):
+        return found
+    spans = quoted_spans(text.norm)
+    return {
+        name: at
+        for name, at in found.items()
+        if name not in _QUOTABLE or not any(start < at < end for start, end in spans)
+    }
 
 
 def user_raises_crisis(turns: list[CueText]) -> bool:

@@ -86,6 +86,14 @@ _QUOTED = re.compile(
 _QUOTE_MARKS = ('"', "“", "„", "«", "「", "『", " '", "\n'", "('", "—'", "–'", ":'")
 
 
+@lru_cache(maxsize=256)
+def quoted_spans(norm: str) -> tuple[tuple[int, int], ...]:
+    """Where the quotations of a normal-form text lie: (start, end) of each, marks included."""
+    if not (any(q in norm for q in _QUOTE_MARKS) or norm.startswith("'")):
+        return ()
+    return tuple(m.span() for m in _QUOTED.finditer(norm))
+
+
 @lru_cache(maxsize=1024)
 def unquoted(text: str, *, keep_case: bool = False) -> str:
     """The normal form with quoted passages blanked out (same length), so a quote never counts as a claim.
