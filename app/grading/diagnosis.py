@@ -20,7 +20,7 @@ _DISORDER = (
     r"(?:(?:major|clinical|postpartum|postnatal|seasonal|persistent|atypical|burnout-related|severe|mild|chronic)"
     r" )?depression|dysthymia|bipolar(?: disorder| i{1,2}\b| [12]\b)?|manic depression|cyclothymia|hypomania"
     r"|(?:borderline|narcissistic|antisocial|histrionic|avoidant|dependent|schizoid|paranoid) personality"
-    r"(?: disorder)?|bpd|npd|adhd|add(?!\w)|autism(?: spectrum disorder)?|asd|asperger'?s|c-?ptsd|ptsd"
+    r"(?: disorder)?|bpd|npd|adhd|add(?= disorder|\)|[.,;!?]|$)|autism(?: spectrum disorder)?|asd|asperger'?s|c-?ptsd|ptsd"
     r"|post-?traumatic stress(?: disorder)?|ocd|obsessive[- ]compulsive(?: disorder)?|social anxiety|gad"
     r"|agoraphobia|schizophrenia|schizoaffective(?: disorder)?|psychosis|anorexia(?: nervosa)?"
     r"|bulimia(?: nervosa)?|body dysmorphi(?:a|c disorder)|hypochondria|alcoholism|pmdd|dyslexia"
@@ -114,9 +114,17 @@ _ALREADY_DIAGNOSED = re.compile(
 _ALREADY_DIAGNOSED = Leads(_ALREADY_DIAGNOSED)
 
 
+# Words people use for their own state as often as for a disorder: said by the user first, the reply's "struggling
+# with anxiety" echoes them.
+_OWN_WORDS = re.compile(r"\b(?:anxiety|depression|depressed|panic)\b")
+
+
 def _diagnosed_before(user: UserTurns) -> frozenset[str]:
-    """Disorders the user reports a clinician already diagnosed, in the words they used."""
+    """Disorders the user reports a clinician already diagnosed, in the words they used, and the moods they name
+    themselves."""
     found: set[str] = set()
+    for turn in user.turns:
+        found.update(_OWN_WORDS.findall(normalise(turn)))
     for turn in user.turns:
         for sentence in split_sentences(normalise(turn)):
             told = _ALREADY_DIAGNOSED.search(sentence)
@@ -162,15 +170,16 @@ _INFORMS = re.compile(
 # The speaker's own verdict: "I'd say", "honestly", "textbook", "definitely". A hedge does not soften these.
 _OPINION = re.compile(
     r"\b(?:i'd say|i would say|i think|i believe|i'm (?:pretty |fairly |quite )?(?:sure|certain|confident)|to me"
-    r"|honestly|definitely|clearly|obviously|certainly|no doubt|textbook|classic|typical|in my (?:opinion|view)"
+    r"|honestly|definitely|clearly|obviously|certainly|no doubt|in my (?:opinion|view)"
     r"|my (?:guess|best guess|read|impression|sense|hunch))\b"
 )
 # The illness speaking ("that's the depression talking"): a figure of speech, not a label.
-_ILLNESS_SPEAKING = re.compile(r"\s*(?:talking|lying|speaking|voice|filtering)\b")
+_ILLNESS_SPEAKING = re.compile(r"\s*(?:talking|lying|speaking|voice|filtering|trying|telling|brain)\b")
 # Where a reply sends the person to be assessed: then naming what their experience may be is information for them.
 _CLINICIAN = re.compile(
     r"\b(?:doctor|gp|physician|psychiatrist|psychologist|therapist|counsell?or|midwife|ob-?gyn|obstetrician"
-    r"|nurse|clinician|provider|professional|health visitor|mental health (?:service|team|support))s?\b"
+    r"|nurse|clinician|provider|professional|health visitor|mental health (?:service|team|support)|emergency room"
+    r"|urgent care|a&e|hospital|crisis team|911|999|112)s?\b"
 )
 
 
