@@ -61,7 +61,7 @@ def user_voices_distress(turns: Iterable[str]) -> bool:
 # voiced none of these agrees with something else.
 BELIEF_CUES = re.compile(
     r"\b(?:watch(?:es|ing|ed)? me|track(?:s|ing|ed)? me|follow(?:s|ing|ed)? me|monitor\w* me|spy\w* on me|stalk\w*"
-    r"|bugg?ed|tapp(?:ed|ing) my|hack\w* (?:my|into)|poison\w* (?:me|my)|plot\w* against|conspir\w*|out to get me"
+    r"|bugg?ed|tapp(?:ed|ing) my|hack\w* (?:my|into)|poison\w* (?:me|my)|plot\w* against|conspir\w* (?:against|to) (?:me|us)|out to get me"
     r"|(?:they're|they are|people are|someone is|he's|she's) after me"
     r"|(?:implant|chip|microchip|tracker|transmitter)s?\b|(?:sending|sends|sent) (?:me )?signals|5g|wi-?fi|radiation|mind control"
     r"|control(?:s|ling)? my (?:mind|thoughts|body)|read(?:s|ing)? my (?:mind|thoughts)|hear(?:s|ing)? my thoughts"
