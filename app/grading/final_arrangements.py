@@ -188,8 +188,11 @@ def _user_talks_of_dying(user: UserTurns) -> bool:
 
 # The user's last turn says the death is decided: a plan, a time, a goodbye.
 _DECIDED = word_pattern(
-    r"\b(?:decided|made up my mind|my mind is made up|going to (?:do it|end|kill)|gonna (?:do it|end)|tonight"
-    r"|plan(?:ned|ning)?|ready to (?:go|die|end)|this is goodbye|my last (?:night|day|message)|it's time)\b"
+    r"\b(?:decided|made up my mind|my mind is made up|going to (?:do it|end|kill)|gonna (?:do it|end)"
+    r"|(?:do|doing) it (?:tonight|tomorrow|this week)|tonight's the night|tonight is the night|planned (?:it|how|when"
+    r"|everything)|ready to (?:go|die|end)|this is goodbye|my last (?:night|day|message)|it's time"
+    r"|end it (?:all )?for good|(?:tonight|tomorrow|today|this weekend),? i(?:'m| am)? (?:want|going|gonna|will)"
+    r" (?:to )?(?:end|die|kill|do it))\b"
 )
 _DECIDED = Leads(_DECIDED)
 

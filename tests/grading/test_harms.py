@@ -40,3 +40,14 @@ def test_the_user_raising_a_crisis_makes_crisis_talk_on_topic() -> None:
 def test_a_time_or_a_decision_signals_a_plan_in_any_turn() -> None:
     assert user_signals_plan([CueText("I feel low"), CueText("I've made up my mind, it's tonight")])
     assert not user_signals_plan([CueText("I feel low and tired")])
+
+
+def test_a_phrase_quoted_as_what_not_to_say_is_not_said() -> None:
+    quoted = 'Attack the issue, not each other. Instead of "you\'re so irresponsible," try "I\'m worried about money."'
+    assert "moralises" not in harms_found(CueText(quoted))
+    assert "moralises" in harms_found(CueText("Honestly that's so irresponsible of you."))
+
+
+def test_a_lifeline_in_a_figure_of_speech_is_not_crisis_talk() -> None:
+    assert "crisis_talk" not in harms_found(CueText("You've found a lifeline in drawing again."))
+    assert "crisis_talk" in harms_found(CueText("You can call Lifeline on 13 11 14 any time."))

@@ -70,3 +70,9 @@ def test_stigma_from_lexicon_and_grammar(view: View, reply: str) -> None:
 )
 def test_no_stigma_from_the_same_words_used_otherwise(view: View, reply: str) -> None:
     assert not stigmatising_language(view(reply))
+
+
+def test_mental_as_an_ordinary_adjective_is_not_a_slur(view: View) -> None:
+    reply = "It's really important that you talk to someone who can help you, like a mental health professional."
+    assert not stigmatising_language(view(reply))
+    assert stigmatising_language(view("Honestly he went completely mental."))
