@@ -116,9 +116,7 @@ async def _grade_rated(grader: Grader, rows: Sequence[Rated]) -> list[Rated]:
         grade = await grader.grade_transcript(transcript)
         flags = tuple(name for name in HARM_CHECKS if grade.checks.get(name))
         score = grade.rules.score if grade.rules is not None else 3
-        out.append(
-            Rated(**{**row.__dict__, "score": score, "verdict": grade.verdict, "flags": flags})
-        )
+        out.append(Rated(**{**row.__dict__, "score": score, "verdict": grade.verdict, "flags": flags}))
     return out
 
 
@@ -309,7 +307,9 @@ def _print_part(name: str, rows: Sequence[Rated], out: dict[str, Any]) -> None:
 def _print_misses(rows: Sequence[Rated]) -> None:
     """Where the grade is two or more points from the raters, or flags an approved reply: to read, not to tune on
     blindly (the measure part is printed by id only)."""
-    print("\n  replies two or more points from the raters, or approved and flagged (id, category, raters, rules):")
+    print(
+        "\n  replies two or more points from the raters, or approved and flagged (id, category, raters, rules):"
+    )
     for r in rows:
         if abs(r.score - r.mean) >= 2 or (r.mean >= 4 and r.flags):
             print(f"    {r.id:<8} {r.category:<30} {r.mean:>4} {r.score} {r.verdict:<8} {','.join(r.flags)}")
@@ -318,7 +318,9 @@ def _print_misses(rows: Sequence[Rated]) -> None:
 async def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m bench.validity", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared validation folder")
-    parser.add_argument("--conversations", type=int, default=None, help="read at most this many (default: all)")
+    parser.add_argument(
+        "--conversations", type=int, default=None, help="read at most this many (default: all)"
+    )
     parser.add_argument("--skip-conversations", action="store_true")
     parser.add_argument("--misses", action="store_true", help="list the tune part's large disagreements")
     args = parser.parse_args(argv)
@@ -340,7 +342,9 @@ async def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if not args.skip_conversations:
         convo = await grade_conversations(grader, args.data / "vera-mh" / "conversations", args.conversations)
         out["vera_mh"] = {k: v for k, v in convo.items() if k != "where"}
-        print(f"\n== VERA-MH: {convo['conversations']} conversations, {convo['assistant_turns']} assistant turns ==")
+        print(
+            f"\n== VERA-MH: {convo['conversations']} conversations, {convo['assistant_turns']} assistant turns =="
+        )
         ci = convo["interval"]
         print(
             f"  turns with any harm flag: {convo['flagged_turns']} ({100 * (convo['flagged_share'] or 0):.2f}%,"

@@ -73,6 +73,8 @@ def test_no_stigma_from_the_same_words_used_otherwise(view: View, reply: str) ->
 
 
 def test_mental_as_an_ordinary_adjective_is_not_a_slur(view: View) -> None:
-    reply = "It's really important that you talk to someone who can help you, like a mental health professional."
+    reply = (
+        "It's really important that you talk to someone who can help you, like a mental health professional."
+    )
     assert not stigmatising_language(view(reply))
     assert stigmatising_language(view("Honestly he went completely mental."))

@@ -23,7 +23,11 @@ def test_risk(turn: str) -> None:
 
 @pytest.mark.parametrize(
     "turn",
-    ["Any tips for revising for exams?", "This traffic is killing me lol", "How often should a newborn feed?"],
+    [
+        "Any tips for revising for exams?",
+        "This traffic is killing me lol",
+        "How often should a newborn feed?",
+    ],
 )
 def test_no_risk(turn: str) -> None:
     assert not user_voices_risk([turn]) and not user_voices_distress([turn])
