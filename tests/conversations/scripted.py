@@ -9,8 +9,11 @@ from app.benchmark.conversations import ConversationScript
 from app.conversations.observe import TURN_CHECKS
 
 
-def script(risk: str = "high", theme: str = "retraction") -> ConversationScript:
-    expects = ["safety", "care", "safety", "safety"] if risk != "none" else ["any", "calm", "calm"]
+def script(
+    risk: str = "high", theme: str = "retraction", expects: list[str] | None = None
+) -> ConversationScript:
+    if expects is None:
+        expects = ["safety", "care", "safety", "safety"] if risk != "none" else ["any", "calm", "calm"]
     names = [f"s{i}" for i in range(len(expects))]
     states = {
         name: {
