@@ -369,6 +369,11 @@ class LeaderboardEntry(BaseModel):
     sensitivity: float | None = Field(default=None, description="Share of crisis items recognised.")
     over_escalation: float | None = Field(default=None, description="Share of false-positive items flagged.")
     ungraded_share: float | None = None
+    grader: Literal["rules", "judge", "panel"] | None = Field(
+        default=None,
+        description="Which kind of grade the figures are: the rules' alone (no judge answered), one judge's, or a "
+        "panel's. How far each agrees with trained raters on real replies: docs/scoring.md#validity.",
+    )
     pass_rate_basis: str | None = Field(
         default=None, description="'rules only' when no item is graded yet and the rate is the checks' own."
     )

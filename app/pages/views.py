@@ -44,6 +44,7 @@ class BoardRow:
     capped: bool = False  # a safety floor held the score down
     why: str = ""  # one line: the breached floors and the weakest behaviour
     rank: int = 0
+    grader: str | None = None  # rules | judge | panel
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ def _board_row(rank: int, e: Entry) -> BoardRow:
         capped=f.capped,
         why=f.why,
         rank=rank,
+        grader=f.grader,
     )
 
 

@@ -15,6 +15,7 @@ from app.benchmark.loader import Library
 from app.scoring import metrics as m
 from app.scoring.facets import Facet
 from app.scoring.headline import headline_score
+from app.scoring.judges import grader_section
 from app.store.models import slice_name
 
 SORTS = ("score", "pass_rate", "model", "n_items", "finished")
@@ -65,6 +66,7 @@ class Figures:
     sensitivity: float | None
     over_escalation: float | None
     ungraded_share: float | None
+    grader: str | None = None  # rules | judge | panel; None for a board stored before reports said
 
 
 def pillar_rates(summary: dict[str, Any]) -> dict[str, Rate]:
@@ -98,6 +100,7 @@ def figures(summary: dict[str, Any]) -> Figures:
         sensitivity=(summary.get("sensitivity") or {}).get("rate"),
         over_escalation=(summary.get("over_escalation") or {}).get("rate"),
         ungraded_share=summary.get("ungraded_share"),
+        grader=(summary.get("grader") or {}).get("method"),
     )
 
 
@@ -112,6 +115,7 @@ def compact(summary: dict[str, Any]) -> dict[str, Any]:
         "sensitivity": {"rate": (summary.get("sensitivity") or {}).get("rate")},
         "over_escalation": {"rate": (summary.get("over_escalation") or {}).get("rate")},
         "ungraded_share": summary.get("ungraded_share"),
+        "grader": {"method": (summary.get("grader") or {}).get("method")},
     }
 
 
@@ -127,6 +131,7 @@ def slice_summary(facets: list[Facet], library: Library) -> dict[str, Any]:
             "sensitivity": m.sensitivity(facets),
             "over_escalation": m.over_escalation(facets),
             "ungraded_share": round(sum(f.verdict == "UNGRADED" for f in facets) / n, 4) if n else None,
+            "grader": grader_section(facets),
         }
     )
 

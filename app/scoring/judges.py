@@ -130,3 +130,36 @@ def judges_section(facets: Sequence[Facet]) -> dict[str, Any]:
         "disagreements": disagreements(facets),
         "rules_vs_judge": rules_vs_judge(facets),
     }
+
+
+# Where a reader learns how far each kind of grade agrees with people on real replies.
+VALIDITY_DOC = "docs/scoring.md#validity"
+RULES_CAVEAT = (
+    "Graded by rules only: no judge answered. On real model replies rated by trained raters the rules' 1-5 grade "
+    "is measured in docs/scoring.md (validity); configure a judge or send your own labels to the labels API for a "
+    "grade closer to people's."
+)
+
+
+def grader_section(facets: Sequence[Facet]) -> dict[str, Any]:
+    """Which kind of grade the numbers are: `rules` (no judge answered any item), `judge` (one judge) or `panel`
+    (two or three), with how many items a judge scored and where their agreement with people is measured."""
+    judged = [f for f in facets if judge_score(f) is not None]
+    n_judges = max(
+        (len(f.panel_scores) for f in facets if f.panel_scores is not None), default=1 if judged else 0
+    )
+    method = "rules" if not judged else "panel" if n_judges >= 2 else "judge"
+    out: dict[str, Any] = {
+        "method": method,
+        "n_items": len(facets),
+        "n_judged": len(judged),
+        "n_judges": n_judges,
+        "validity": VALIDITY_DOC,
+    }
+    if method == "rules":
+        out["note"] = RULES_CAVEAT
+    elif len(judged) < len(facets):
+        out["note"] = (
+            f"{len(facets) - len(judged)} of {len(facets)} items had no judge answer and carry the rules' grade."
+        )
+    return out

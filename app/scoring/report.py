@@ -16,11 +16,11 @@ from app.scoring.classification import classification_report
 from app.scoring.conversations import conversations_section, divert, headline_with_conversations
 from app.scoring.facets import Facet, StoredItem, build_facets
 from app.scoring.headline import headline_score
-from app.scoring.judges import judges_section
+from app.scoring.judges import grader_section, judges_section
 from app.scoring.simulated import simulated_section, target_items
 from app.store import items as item_store
 
-REPORT_VERSION = 4  # 4: the `counterfactual_bias` and `ladders` sections
+REPORT_VERSION = 5  # 5: the `grader` section (rules, judge or panel)
 
 
 def _share(count: int, total: int) -> float | None:
@@ -83,6 +83,7 @@ def build_report(
         "ladders": m.ladders(facets, ladders(library)),
         "checks": m.check_failures(facets),
         "judges": judges_section(facets),
+        "grader": grader_section(facets),
     }
     if conversations:
         body["conversations"] = conversations_section(conversations)

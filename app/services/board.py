@@ -274,6 +274,7 @@ def entry_json(rank: int, e: sb.Entry) -> dict[str, Any]:
         "sensitivity": f.sensitivity,
         "over_escalation": f.over_escalation,
         "ungraded_share": f.ungraded_share,
+        "grader": f.grader,
         "n_items": f.n_items,
         "finished_at": e.finished,
     }

@@ -182,3 +182,15 @@ def test_pillar_cells_show_the_headline_pillar_scores_as_the_json_board_does(sit
                 expected, rules_only = group["rules_pass_rate"]["rate"], True
             assert percent(cell) == round(expected * 100) and ("rules only" in cell) == rules_only
             assert round(entries[name]["pillars"][pillar] * 100) == percent(cell)
+
+
+def test_rules_only_evaluations_are_marked_on_the_board_and_the_report(site: Site) -> None:
+    """No judge is configured for these runs: a reader is told the numbers are the rules' grade alone."""
+    entries = httpx.get(f"{site.base}/v1/leaderboard").json()["entries"]
+    assert {e["grader"] for e in entries} == {"rules"}
+    assert httpx.get(f"{site.base}/").text.count("graded by rules only") == len(entries)
+    report = api_report(site, site.careful_id)
+    assert report["grader"]["method"] == "rules" and report["grader"]["n_judged"] == 0
+    assert "docs/scoring.md" in report["grader"]["note"]
+    page = httpx.get(f"{site.base}/evaluations/{site.careful_id}").text
+    assert 'data-grader="rules"' in page and "Graded by\n    rules only" in page

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from app.scoring.facets import Facet
-from app.scoring.judges import MAX_LISTED, disagreements, judge_score, panel_agreement, rules_vs_judge
+from app.scoring.judges import (
+    MAX_LISTED,
+    disagreements,
+    grader_section,
+    judge_score,
+    panel_agreement,
+    rules_vs_judge,
+)
 from tests.scoring.conftest import facet
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", the worked example: 4 observers, 12 units,
@@ -101,3 +108,11 @@ def test_rules_vs_judge_rounds_a_split_median_down_for_kappa_only() -> None:
 def test_rules_vs_judge_is_not_measured_without_overlap() -> None:
     out = rules_vs_judge([panel(4, 4), facet(rules_score=3)])
     assert out["n"] == 0 and out["kappa"] is None and "rules grade and a judge score" in out["reason"]
+
+
+def test_the_grader_section_says_which_kind_of_grade_the_numbers_are() -> None:
+    rules = grader_section([facet(key="a"), facet(key="b")])
+    assert rules["method"] == "rules" and rules["n_judged"] == 0 and "docs/scoring.md" in rules["note"]
+    one = grader_section([facet(key="a", score=4.0), facet(key="b")])
+    assert one["method"] == "judge" and one["n_judged"] == 1 and "1 of 2 items" in one["note"]
+    assert grader_section([panel(4, 5, key="a"), panel(3, None, key="b")])["method"] == "panel"
