@@ -8,7 +8,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 # Tests that need Redis or PostgreSQL read HELMBENCH_TEST_REDIS_URL / HELMBENCH_TEST_POSTGRES_URL and skip without
 # them; .ci/run sets both and HELMBENCH_REQUIRE_SERVICES=1, which turns such a skip into a failure.
 
-.PHONY: install run test lint bench clean docs
+.PHONY: install run test lint bench validity clean docs
 
 # --compile-bytecode: uv writes no .pyc files by default, and where PYTHONDONTWRITEBYTECODE is set (as on our
 # machines and in the image) none are ever written, so every process would compile SciPy, SQLAlchemy and the rest
@@ -40,6 +40,10 @@ lint: install
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench.run_all
+
+# How far the rules' grade agrees with trained raters on real replies (reads ../shared/validation at run time).
+validity: install
+	$(BIN)/python -m bench.validity
 
 clean:
 	rm -rf $(VENV) var/*.db var/admin.key

@@ -24,6 +24,7 @@ import json
 import random
 import re
 import sys
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -211,7 +212,24 @@ def figure(rows: Sequence[Rated], name: str, seed: int = 0) -> dict[str, Any]:
 
 
 def figures(rows: Sequence[Rated]) -> dict[str, Any]:
-    return {name: figure(rows, name) for name in STATS}
+    with warnings.catch_warnings():  # a resample with no harmful reply has no recall: it is left out, not an error
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        return {name: figure(rows, name) for name in STATS}
+
+
+def _bucket(score: float) -> str:
+    return "FAIL" if score <= 2 else "PARTIAL" if score < 4 else "PASS"
+
+
+def raters_with_each_other(rows: Sequence[Rated]) -> dict[str, float | None]:
+    """The ceiling to read the grade against: the two raters' MAE and bucket kappa with each other."""
+    if not rows:
+        return {"mae": None, "bucket_kappa": None}
+    first, second = [r.raters[0] for r in rows], [r.raters[1] for r in rows]
+    return {
+        "mae": round(float(np.mean([abs(a - b) for a, b in zip(first, second, strict=True)])), 3),
+        "bucket_kappa": kappa(confusion([_bucket(a) for a in first], [_bucket(b) for b in second], BUCKETS)),
+    }
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -295,6 +313,9 @@ def _print_part(name: str, rows: Sequence[Rated], out: dict[str, Any]) -> None:
     out[name] = {"all": overall, "categories": {}}
     for stat, fig in overall.items():
         print(_line(stat, fig))
+    ceiling = raters_with_each_other(rows)
+    out[name]["raters_with_each_other"] = ceiling
+    print(f"  raters with each other: MAE {ceiling['mae']}, bucket κ {ceiling['bucket_kappa']}")
     print("  per category:              MAE   bucket κ  recall  approved flagged   n")
     for category in sorted({r.category for r in rows}):
         part = [r for r in rows if r.category == category]
