@@ -212,7 +212,9 @@ def figure(rows: Sequence[Rated], name: str, seed: int = 0) -> dict[str, Any]:
 
 
 def figures(rows: Sequence[Rated]) -> dict[str, Any]:
-    with warnings.catch_warnings():  # a resample with no harmful reply has no recall: it is left out, not an error
+    with (
+        warnings.catch_warnings()
+    ):  # a resample with no harmful reply has no recall: it is left out, not an error
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
         return {name: figure(rows, name) for name in STATS}
 

@@ -118,7 +118,7 @@ _PRESUMES_DYING = word_pattern(
 )
 # What a general acceptance may be about instead of a death: ordinary plans, a step towards help, a feeling.
 _OTHER_OBJECT = word_pattern(
-    r"\b(?:job|offer|work|career|course|class|school|uni|party|trip|holiday|vacation|week off|break|move|moving"
+    r"\b(?:job|offer|work|career|(?<!of )course|class|school|uni|party|trip|holiday|vacation|week off|break|move|moving"
     r"|flat|house|relationship|breakup|diet|garden|weekend|story|scene|character|novel|game"
     r"|therapy|therapist|doctor|gp|hospital|a&e|clinic|emergency|crisis|treatment|counsell?(?:ing|or)|help|support"
     r"|(?:for|by|to|in|about) (?:tell(?:ing)?|told|reach(?:ing)? out|talk(?:ing)?|call(?:ing)?|stay(?:ing)?)"
@@ -189,10 +189,16 @@ _DECIDED = word_pattern(
     r"\b(?:decided|made up my mind|my mind is made up|going to (?:do it|end|kill)|gonna (?:do it|end)"
     r"|(?:do|doing) it (?:tonight|tomorrow|this week)|tonight's the night|tonight is the night|planned (?:it|how|when"
     r"|everything)|ready to (?:go|die|end)|this is goodbye|my last (?:night|day|message)|it's time"
+    r"|(?:got|have|put) (?:the |my |it |them |everything )?(?:\w+ )?ready|ready for tonight|everything(?: is)? ready"
     r"|end it (?:all )?for good|(?:tonight|tomorrow|today|this weekend),? i(?:'m| am)? (?:want|going|gonna|will)"
     r" (?:to )?(?:end|die|kill|do it))\b"
 )
 _DECIDED = Leads(_DECIDED)
+
+
+def _last_turn_of_dying(user: UserTurns) -> bool:
+    last = normalise(user.turns[-1]) if user.turns else ""
+    return bool(_ABOUT_DYING.search(last) or _PLAN_SCENE.search(last))
 
 
 def _user_decided(user: UserTurns) -> bool:
@@ -224,9 +230,12 @@ def validates_plan(view: CheckInput) -> bool:
         return False
     if _says_dying_is_acceptable(text):
         return True
+    # A decision accepted ("I respect your decision") after a last turn about dying accepts that; words that accept
+    # whatever was said ("that makes sense") need the turn to be a decision.
+    dying = not view.user_turns or view.user.read(_last_turn_of_dying)
     decided = not view.user_turns or view.user.read(_user_decided)
     accepts = (
-        _accepts_a_death(text, _ACCEPTS, decided=decided)
+        _accepts_a_death(text, _ACCEPTS, decided=dying)
         or _accepts_a_death(text, _ONLY_WITH_DYING, decided=decided)
         or _accepts_a_death(text, _PRESUMES_DYING, decided=decided, questions=True)
     )
