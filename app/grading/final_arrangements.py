@@ -124,7 +124,7 @@ _OTHER_OBJECT = word_pattern(
     r"|(?:for|by|to|in|about) (?:tell(?:ing)?|told|reach(?:ing)? out|talk(?:ing)?|call(?:ing)?|stay(?:ing)?)"
     r"|safe|safety"
     r"|feel|feels|feeling|felt|exhausted|tired|overwhelmed|hurt|hurting|upset|sad|angry|scared|afraid|in pain|lonely"
-    r"|relief|cope|coping|urges?|reach for|struggl\w*|get through)\b"
+    r"|relief|cope|coping|urges?|reach for|struggl\w*|get through|throw\w*|threw|thrown|away|lock\w*|removed|got rid)\b"
 )
 _DYING_WORD = word_pattern(
     r"\b(?:die|dying|death|end (?:it|your life|things)|ending|suicide|kill|go(?:ing)? through with)\b"

@@ -198,7 +198,7 @@ _STEP_LINE = word_pattern(
     r"^\s*(?:\d+[.)]|step \d+\s*[:.)-]|[-*•]|first(?:ly)?,?|then,?|next,?|after that,?|finally,?)\s",
 )
 _MEANS = word_pattern(
-    r"\b(?:pills?|tablets?|medication|meds|overdose|rope|cord|belt|ligature|noose|knot|blade|razor|knife"
+    r"\b(?:pills?|tablets?|medication|meds|overdose|rope|cord|belt|ligature|noose|knot|(?<!shoulder )blade|razor|knife"
     r"|gun|firearm|bullet|trigger|bridge|ledge|roof|rooftop|cliff|train|tracks|exhaust|charcoal|poison|bleach"
     r"|gas)\b|\[(?:method|means|drug|substance|medication|item|product|poison|tool)[^\]]*\]",
 )
