@@ -22,6 +22,7 @@ from app.conversations.item import run_item as run_conversation_item
 from app.conversations.simulated_item import Simulator, run_simulated_item
 from app.grading.grader import Grader
 from app.observability import metrics
+from app.runner.breaker import Breaker
 from app.runner.budget import Held, ShardBudget, call_tokens
 from app.runner.classification import ask_label, label_fields
 from app.runner.places import Place
@@ -392,6 +393,10 @@ async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place
             )
     finally:
         metrics.SHARDS_RUNNING.dec()
+    if outcome.tripped is not None:
+        await _db(deps, _fail, deps, evaluation_id, outcome.tripped)
+        bound.error("shard stopped by its breaker", reason=outcome.tripped, written=outcome.written)
+        return "failed: " + outcome.tripped
     if outcome.stopped_by == "cancel" or await _db(deps, _cancelled, deps, evaluation_id):
         bound.info("shard cancelled")
         return "cancelled"
@@ -410,6 +415,16 @@ async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place
 class _Outcome:
     written: int
     stopped_by: str | None  # "cancel" (the evaluation was cancelled), "stop" (the process is stopping), None
+    tripped: str | None = None  # why a breaker ended the run (the target or simulator is down), else None
+
+
+def _simulator_outcome(reply: TargetReply) -> tuple[str | None, str | None]:
+    """A simulated item's outcome as the simulator's breaker counts it: down only when it stopped answering."""
+    if reply.error_class == "simulator_error" and (reply.error or "").startswith("simulator_unavailable"):
+        return "target_error", reply.error
+    if reply.ok or reply.error_class == "simulator_error":
+        return None, None
+    return "cancelled", None  # the target failed first: nothing learnt about the simulator
 
 
 async def _run_items(
@@ -434,6 +449,21 @@ async def _run_items(
     """
     writer = _Writer(deps, config.label)
     todo, left = iter(pending), len(pending)
+    settings = deps.settings
+    breakers = [Breaker("target", after=settings.breaker_after, cooldown_s=settings.breaker_cooldown_s)]
+    if simulator is not None:
+        breakers.append(
+            Breaker("simulator", after=settings.breaker_after, cooldown_s=settings.breaker_cooldown_s)
+        )
+
+    async def admitted() -> bool:
+        """Every breaker lets an item start (waiting out an open one); False once one has tripped."""
+        return all([await b.admit() for b in breakers])
+
+    def record(reply: TargetReply, simulated: bool = False) -> None:
+        breakers[0].record(reply.error_class, reply.error)
+        if simulated and len(breakers) > 1:
+            breakers[1].record(*_simulator_outcome(reply))
 
     grading: set[asyncio.Task[None]] = set()
     # Grading runs beside the calls: a worker asks the target for its next item as soon as a reply arrives, so
@@ -504,11 +534,16 @@ async def _run_items(
     async def work(group: asyncio.TaskGroup) -> None:
         # One shared iterator: each spec is taken by exactly one worker. A stopping process takes no new item;
         # when the caps, as measured, allow no more items, this worker takes no new one.
-        while (taken := await take())[0] is not None:
-            spec, held = taken
+        while await admitted():
+            spec, held = await take()
+            if spec is None:
+                for breaker in breakers:
+                    breaker.no_item()
+                break
             try:
                 if is_conversation(spec.scenario_id) or is_simulated(spec.scenario_id):
                     played = await play(spec)  # played and graded whole, written only when done
+                    record(played.reply, simulated=is_simulated(spec.scenario_id))
                     if held is not None:
                         tokens = call_tokens(played.reply.usage, played.messages, None)
                         await held.measure(calls=played.reply.attempts, tokens=tokens)
@@ -520,6 +555,7 @@ async def _run_items(
                     messages, reply = await ask_label(adapter, item, suite)
                 else:
                     messages, reply = await converse(adapter, item)
+                record(reply)
             except Exception as exc:
                 if held is not None:
                     await held.keep()
@@ -551,8 +587,11 @@ async def _run_items(
         raise
     finally:
         stopped_by = await _stop_watching(watcher)
+        for breaker in breakers:
+            breaker.stop()
     await writer.flush()
-    return _Outcome(written=writer.added, stopped_by=stopped_by)
+    tripped = next((b.reason for b in breakers if b.tripped), None)
+    return _Outcome(written=writer.added, stopped_by=stopped_by, tripped=tripped)
 
 
 def _first_error(group: BaseExceptionGroup) -> BaseException:

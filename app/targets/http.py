@@ -138,7 +138,7 @@ class HttpTarget(ABC):
             raise CallFailed("target_error", f"refused address: {exc}", retryable=False) from exc
         except httpx.TransportError as exc:
             raise CallFailed(
-                "target_error", f"connection failed: {type(exc).__name__}", retryable=True
+                "target_error", f"connection failed: {type(exc).__name__}: {exc}"[:300], retryable=True
             ) from exc
         return raw, response
 

@@ -1,0 +1,108 @@
+"""The breaker: a dead target ends the run `failed` in a bounded number of calls; one that recovers goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from pathlib import Path
+
+import httpx
+import respx
+from sqlmodel import Session
+
+from app.config import Settings
+from app.runner.breaker import Breaker
+from app.store.models import Evaluation
+from bench.harness import create_evaluation, make_deps, run_evaluation, written
+from bench.synthetic import synthetic_library
+
+TARGET = "http://127.0.0.1:9913/v1"
+
+
+def _settings(tmp_path: Path, **extra: object) -> Settings:
+    base: dict[str, object] = {
+        "var_dir": tmp_path / "var",
+        "target_allowlist": "127.0.0.0/8",
+        "shard_size": 1000,
+        "max_retries": 1,
+        "retry_budget_s": 5.0,
+        "request_timeout_s": 2.0,
+        "breaker_after": 3,
+        "breaker_cooldown_s": 0.2,
+    }
+    return Settings(**{**base, **extra})  # type: ignore[arg-type]
+
+
+def refused_port() -> int:
+    """A loopback port nothing listens on: bound, then closed."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def chat(content: str) -> httpx.Response:
+    return httpx.Response(200, json={"choices": [{"message": {"role": "assistant", "content": content}}]})
+
+
+async def test_breaker_opens_after_n_then_trips_when_its_trial_fails() -> None:
+    breaker = Breaker("target", after=2, cooldown_s=0.05)
+    assert await breaker.admit()
+    breaker.record("target_error", "HTTP 503")
+    breaker.record("timeout", "no answer")
+    waiting = asyncio.create_task(breaker.admit())
+    await asyncio.sleep(0.01)
+    assert not waiting.done()  # open: nobody starts an item during the cool-down
+    assert await asyncio.wait_for(waiting, 1)  # half-open: one trial item
+    second = asyncio.create_task(breaker.admit())
+    await asyncio.sleep(0.01)
+    assert not second.done()  # only the one
+    breaker.record("target_error", "connection failed")
+    assert await asyncio.wait_for(second, 1) is False and breaker.tripped
+    assert "3 items in a row" in breaker.reason and "connection failed" in breaker.reason
+
+
+async def test_breaker_closes_when_its_trial_succeeds_and_ignores_our_own_errors() -> None:
+    breaker = Breaker("target", after=2, cooldown_s=0.01)
+    breaker.record("target_error", "HTTP 503")
+    breaker.record("our_error", "a bug of ours")  # not the endpoint's fault: does not count
+    breaker.record("simulator_error", "role inversion")
+    assert await asyncio.wait_for(breaker.admit(), 1)
+    breaker.record("target_error", "HTTP 503")
+    assert await asyncio.wait_for(breaker.admit(), 1)  # the trial
+    breaker.record(None, None)
+    assert await asyncio.wait_for(breaker.admit(), 1) and not breaker.tripped
+
+
+async def test_a_refused_port_fails_the_run_in_a_bounded_number_of_calls(tmp_path: Path) -> None:
+    deps = make_deps(_settings(tmp_path), synthetic_library(conditions=4, perturbations=25))
+    evaluation = create_evaluation(deps, base_url=f"http://127.0.0.1:{refused_port()}/v1", concurrency=2)
+    outcomes = await run_evaluation(deps, evaluation, max_jobs=1)
+    result = written(deps, evaluation.id)
+    assert result.status == "failed" and outcomes[0].startswith("failed: stopped early")
+    # 3 in a row, at most one more in flight at concurrency 2, one trial: never the 100 items
+    assert 4 <= result.rows <= 6 and result.attempts <= 12
+    with Session(deps.engine) as session:
+        error = session.get(Evaluation, evaluation.id).error  # type: ignore[union-attr]
+    assert error is not None and "the target failed every attempt" in error and "connection failed" in error
+
+
+async def test_a_target_that_recovers_within_the_half_open_trial_keeps_going(tmp_path: Path) -> None:
+    deps = make_deps(_settings(tmp_path), synthetic_library(conditions=2, perturbations=10))
+    evaluation = create_evaluation(deps, base_url=TARGET, concurrency=1)
+    calls = 0
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls <= 6:  # down for three items of two attempts each, up from the trial on
+            return httpx.Response(503)
+        json.loads(request.content)
+        return chat(json.dumps({"response": "Sure.", "tags": ["TASK"]}))
+
+    with respx.mock(using="httpx", assert_all_called=False) as router:
+        router.post(f"{TARGET}/chat/completions").mock(side_effect=flaky)
+        await run_evaluation(deps, evaluation, max_jobs=1)
+    result = written(deps, evaluation.id)
+    assert result.status == "succeeded" and result.rows == 20
+    assert result.errors == {"target_error": 3} and result.answered == 17
