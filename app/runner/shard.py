@@ -25,6 +25,7 @@ from app.observability import metrics
 from app.runner.breaker import Breaker
 from app.runner.budget import Held, ShardBudget, call_tokens
 from app.runner.classification import ask_label, label_fields
+from app.runner.judging import grader_for
 from app.runner.places import Place
 from app.runner.runtime import Runtime
 from app.runner.simulator import open_simulator, simulator_setup
@@ -374,7 +375,7 @@ async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place
     try:
         async with (
             deps.targets.use(target.id, config, deps.settings) as session,
-            Grader.for_evaluation(deps.settings, deps.secrets, deps.library.countries, evaluation) as grader,
+            grader_for(deps.settings, deps.secrets, deps.library.countries, evaluation) as grader,
             open_simulator(deps, evaluation, config.max_concurrency) as simulator,
         ):
             suite = deps.library.suites[evaluation.suite]

@@ -25,8 +25,9 @@ from app.store.models import Evaluation
 
 def _request_hash(body: EvaluationCreate) -> str:
     # Without a baseline the field is left out, so a request retried across an upgrade keeps its hash.
-    unset = {name for name in ("baseline_evaluation_id", "simulator") if getattr(body, name) is None} or None
-    return hashlib.sha256(body.model_dump_json(exclude=unset).encode()).hexdigest()
+    # `probe` says how to accept the request, not what it asks for.
+    unset = {name for name in ("baseline_evaluation_id", "simulator") if getattr(body, name) is None}
+    return hashlib.sha256(body.model_dump_json(exclude=unset | {"probe"}).encode()).hexdigest()
 
 
 def _judge_fields(settings: Settings, secrets: SecretBox | None, body: EvaluationCreate) -> dict[str, Any]:
@@ -42,7 +43,14 @@ def _judge_fields(settings: Settings, secrets: SecretBox | None, body: Evaluatio
     box = secrets or secret_box_for(settings)
     config = {
         "judges": [
-            {"base_url": j.base_url.rstrip("/"), "model": j.model, "samples": j.samples} for j in panel
+            {
+                "base_url": j.base_url.rstrip("/"),
+                "model": j.model,
+                "samples": j.samples,
+                "kind": j.kind,
+                "params": j.params,
+            }
+            for j in panel
         ]
     }
     return {
@@ -81,7 +89,13 @@ def _simulator_fields(
     require_callable_url(sim.base_url, "simulator.base_url", settings)
     box = secrets or secret_box_for(settings)
     return {
-        "simulator_config": {**config, "base_url": sim.base_url.rstrip("/"), "model": sim.model},
+        "simulator_config": {
+            **config,
+            "base_url": sim.base_url.rstrip("/"),
+            "model": sim.model,
+            "kind": sim.kind,
+            "params": sim.params,
+        },
         "simulator_api_key_secret": box.encrypt(sim.api_key) if sim.api_key else None,
     }
 
@@ -260,4 +274,6 @@ def _simulator_public(evaluation: Evaluation) -> SimulatorPublic | None:
         model=config.get("model"),
         turn_cap=config["turn_cap"],
         word_cap=config["word_cap"],
+        kind=config.get("kind"),
+        params=config.get("params"),
     )
