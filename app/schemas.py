@@ -159,6 +159,22 @@ class TargetPublic(TargetSettingsPublic):
     version: int = Field(default=1, description="The current version; each change of the target adds one.")
 
 
+class ProbeResultPublic(BaseModel):
+    endpoint: str = Field(description="target, judge, judges[i] or simulator, as the request names it.")
+    ok: bool
+    detail: str = Field(description="How it answered, or why it failed, in words.")
+    latency_ms: float
+    status: int | None = Field(default=None, description="The HTTP status it answered with, if any.")
+    param: str | None = Field(
+        default=None, description="The parameter the provider rejected, if it named one."
+    )
+
+
+class ProbeReport(BaseModel):
+    ok: bool
+    results: list[ProbeResultPublic]
+
+
 class JudgeCreate(BaseModel):
     """An evaluation's own LLM judge (OpenAI-compatible or Anthropic Messages); the key is encrypted at rest."""
 

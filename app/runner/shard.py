@@ -21,6 +21,7 @@ from app.benchmark.simulated import is_simulated
 from app.conversations.item import run_item as run_conversation_item
 from app.conversations.simulated_item import Simulator, run_simulated_item
 from app.grading.grader import Grader
+from app.grading.judge import outcomes_of
 from app.observability import metrics
 from app.runner.breaker import Breaker
 from app.runner.budget import Held, ShardBudget, call_tokens
@@ -119,6 +120,7 @@ def spec_row(
         "rules_score": None,
         "likert": None,
         "panel_scores": None,
+        "judge_outcomes": None,
         "created_at": utcnow(),
     }
 
@@ -146,6 +148,7 @@ async def item_row(
             rules_score=grade.rules.score if grade.rules else None,
             likert=grade.rules_record,
             panel_scores=grade.panel_scores,
+            judge_outcomes=outcomes_of(grade.judge),
         )
     return row
 

@@ -18,6 +18,7 @@ from app.limits.admission import check_active_evaluations, check_matrix_size
 from app.net.callable_url import require_callable_url
 from app.schemas import EvaluationCreate, EvaluationPublic, Progress, RunPlan, SimulatorPublic
 from app.security.secrets import SecretBox, secret_box_for
+from app.services.probes import Prober, evaluation_endpoints, stored_target_endpoint
 from app.store import evaluations as ev_store
 from app.store import targets as target_store
 from app.store.models import Evaluation
@@ -167,8 +168,12 @@ def create_evaluation(
     body: EvaluationCreate,
     idempotency_key: str | None,
     secrets: SecretBox | None = None,
+    probe: Prober | None = None,
 ) -> tuple[Evaluation, bool]:
-    """Returns (evaluation, created). A repeated Idempotency-Key with the same body returns the first one."""
+    """Returns (evaluation, created). A repeated Idempotency-Key with the same body returns the first one.
+
+    With `probe`, the target, the judges and the simulator are each called once after every other check and
+    before anything is written; one that fails refuses the request."""
     if idempotency_key:
         existing = ev_store.find_by_idempotency_key(session=session, team_id=team_id, key=idempotency_key)
         if existing is not None:
@@ -193,6 +198,9 @@ def create_evaluation(
     simulator = _simulator_fields(settings, secrets, library, body)
     turn_cap = simulator.get("simulator_config", {}).get("turn_cap", settings.simulator_turn_cap)
     plan = _plan(settings, library, body, turn_cap)
+    if probe is not None:
+        box = secrets or secret_box_for(settings)
+        probe([stored_target_endpoint(target, box, settings), *evaluation_endpoints(settings, library, body)])
     total = (
         plan.items
     )  # caps stop the run by what it measures (app/runner/budget.py), not at the plan's share
