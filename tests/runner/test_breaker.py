@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from pathlib import Path
 
 import httpx
@@ -16,6 +15,7 @@ from app.runner.breaker import Breaker
 from app.store.models import Evaluation
 from bench.harness import create_evaluation, make_deps, run_evaluation, written
 from bench.synthetic import synthetic_library
+from tests.providers import chat, refused_port
 
 TARGET = "http://127.0.0.1:9913/v1"
 
@@ -32,17 +32,6 @@ def _settings(tmp_path: Path, **extra: object) -> Settings:
         "breaker_cooldown_s": 0.2,
     }
     return Settings(**{**base, **extra})  # type: ignore[arg-type]
-
-
-def refused_port() -> int:
-    """A loopback port nothing listens on: bound, then closed."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def chat(content: str) -> httpx.Response:
-    return httpx.Response(200, json={"choices": [{"message": {"role": "assistant", "content": content}}]})
 
 
 async def test_breaker_opens_after_n_then_trips_when_its_trial_fails() -> None:
