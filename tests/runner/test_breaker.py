@@ -11,8 +11,10 @@ import respx
 from sqlmodel import Session
 
 from app.config import Settings
-from app.runner.breaker import Breaker
+from app.runner.breaker import ENDPOINT_FAILURES, Breaker
+from app.runner.shard import _simulator_outcome
 from app.store.models import Evaluation
+from app.targets.base import TargetReply
 from bench.harness import create_evaluation, make_deps, run_evaluation, written
 from bench.synthetic import synthetic_library
 from tests.providers import chat, refused_port
@@ -95,3 +97,24 @@ async def test_a_target_that_recovers_within_the_half_open_trial_keeps_going(tmp
     result = written(deps, evaluation.id)
     assert result.status == "succeeded" and result.rows == 20
     assert result.errors == {"target_error": 3} and result.answered == 17
+
+
+async def test_with_several_shards_at_once_the_first_trip_fails_the_evaluation_and_the_rest_stop(
+    tmp_path: Path,
+) -> None:
+    deps = make_deps(_settings(tmp_path, shard_size=10), synthetic_library(conditions=4, perturbations=25))
+    evaluation = create_evaluation(deps, base_url=f"http://127.0.0.1:{refused_port()}/v1", concurrency=1)
+    outcomes = await run_evaluation(deps, evaluation, max_jobs=2)
+    result = written(deps, evaluation.id)
+    assert result.status == "failed" and evaluation.shards == 10
+    assert result.rows <= 2 * 5  # the two shards out at once, 3 in a row + a trial each at most
+    assert sum(o.startswith("skipped") for o in outcomes) >= 8  # the rest never called the target
+
+
+def test_a_simulated_item_counts_against_the_simulator_only_when_it_stopped_answering() -> None:
+    down = TargetReply(None, 0, 1, error_class="simulator_error", error="simulator_unavailable: timeout: …")
+    slip = TargetReply(None, 0, 1, error_class="simulator_error", error="role_inversion: answered as the bot")
+    target_down = TargetReply(None, 0, 1, error_class="target_error", error="HTTP 503")
+    assert _simulator_outcome(down)[0] == "target_error"
+    assert _simulator_outcome(slip) == (None, None)  # it answered: it is up
+    assert _simulator_outcome(target_down)[0] not in ENDPOINT_FAILURES  # nothing learnt about the simulator
