@@ -88,7 +88,7 @@ class Breaker:
         self._changed.set()
 
     def no_item(self) -> None:
-        """The worker admitted found no item left: hand the trial to another."""
+        """This worker will not run the trial item (no item left, or it stops): hand the trial to another."""
         if self._state == "trial" and self._trial_by is asyncio.current_task():
             self._set("half_open")
 

@@ -462,7 +462,12 @@ async def _run_items(
 
     async def admitted() -> bool:
         """Every breaker lets an item start (waiting out an open one); False once one has tripped."""
-        return all([await b.admit() for b in breakers])
+        for breaker in breakers:
+            if not await breaker.admit():
+                for other in breakers:
+                    other.no_item()  # a trial this worker holds goes to another, which then stops too
+                return False
+        return True
 
     def record(reply: TargetReply, simulated: bool = False) -> None:
         breakers[0].record(reply.error_class, reply.error)

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import httpx
 import respx
+from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.config import Settings
+from app.main import create_app
 from app.runner.breaker import ENDPOINT_FAILURES, Breaker
 from app.runner.shard import _simulator_outcome
 from app.store.models import Evaluation
@@ -18,6 +20,10 @@ from app.targets.base import TargetReply
 from bench.harness import create_evaluation, make_deps, run_evaluation, written
 from bench.synthetic import synthetic_library
 from tests.providers import chat, refused_port
+from tests.real_library import real_library_settings
+from tests.routers.conftest import TARGET_URL as BOT_URL
+from tests.routers.conftest import careful_bot, make_target
+from tests.waits import settled
 
 TARGET = "http://127.0.0.1:9913/v1"
 
@@ -118,3 +124,25 @@ def test_a_simulated_item_counts_against_the_simulator_only_when_it_stopped_answ
     assert _simulator_outcome(down)[0] == "target_error"
     assert _simulator_outcome(slip) == (None, None)  # it answered: it is up
     assert _simulator_outcome(target_down)[0] not in ENDPOINT_FAILURES  # nothing learnt about the simulator
+
+
+def test_a_simulator_that_is_down_fails_a_simulated_run_early(
+    tmp_path: Path, mock_target: respx.MockRouter
+) -> None:
+    port = refused_port()
+    mock_target.route(host="127.0.0.1", port=port).pass_through()
+    mock_target.post(f"{BOT_URL}/chat/completions").mock(side_effect=careful_bot)
+    settings = real_library_settings(tmp_path / "var", breaker_after=2, breaker_cooldown_s=0.1)
+    with TestClient(create_app(settings)) as client:
+        client.headers["Authorization"] = "Bearer " + (settings.var_dir / "admin.key").read_text().strip()
+        simulator = {"base_url": f"http://127.0.0.1:{port}/v1", "model": "sim"}
+        body = {
+            "target_id": make_target(client, max_concurrency=1),
+            "suite": "simulated",
+            "simulator": simulator,
+        }
+        evaluation_id = client.post("/v1/evaluations", json=body).json()["id"]
+        evaluation = settled(client, evaluation_id)
+    assert evaluation["status"] == "failed" and evaluation["progress"]["done"] <= 3  # of 120 conversations
+    assert evaluation["error"].startswith("stopped early: the simulator failed every attempt")
+    assert "simulator_unavailable" in evaluation["error"]
