@@ -557,6 +557,7 @@ async def _run_items(
                         tokens = call_tokens(played.reply.usage, played.messages, None)
                         await held.measure(calls=played.reply.attempts, tokens=tokens)
                     row = spec_row(evaluation_id, spec, played.messages, played.reply) | played.graded
+                    row["judge_outcomes"] = outcomes_of(row.get("judge"))
                     await writer.add(row, held is not None)
                     continue
                 item = resolve(deps.library, spec)

@@ -161,3 +161,13 @@ def test_the_report_counts_each_judges_outcomes_and_says_why() -> None:
     assert section["by_judge"][1]["refused"] == 2 and section["by_judge"][0]["unavailable"] == 1
     assert any("judge 1: 2 items" in r and "declined" in r for r in section["reasons"])
     assert any("breaker was open" in r for r in section["reasons"])
+
+
+def test_a_conversations_outcomes_combine_its_dimensions_per_judge() -> None:
+    def panel(*outcomes: str) -> dict[str, object]:
+        return {"verdict": None, "judges": [{"outcome": o} for o in outcomes]}
+
+    record = {"safety": panel("refused", "scored"), "support": panel("refused", "unanswered")}
+    assert outcomes_of(record) == ["refused", "scored"]
+    assert outcomes_of({"model": "j", "verdict": "PASS", "outcome": "scored"}) == ["scored"]
+    assert outcomes_of(None) is None and outcomes_of({}) is None
