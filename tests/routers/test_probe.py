@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -96,3 +99,22 @@ def test_a_reasoning_model_judge_is_refused_naming_it_and_the_parameter_then_acc
     accepted = probing.post("/v1/evaluations", json=body)
     assert accepted.status_code == 202, accepted.text
     assert "temperature" not in json.loads(judge_route.calls.last.request.content)
+
+
+def test_the_api_keeps_answering_while_a_probe_waits_on_a_slow_endpoint(
+    probing: TestClient, mock_target: respx.MockRouter
+) -> None:
+    async def slow(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(3.0)
+        return careful_bot(request)
+
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=slow)
+    with ThreadPoolExecutor(1) as pool:
+        registering = pool.submit(probing.post, "/v1/targets", json=target())
+        time.sleep(0.3)  # the probe's call is out
+        started = time.monotonic()
+        assert probing.get("/healthz").status_code == 200
+        answered_in = time.monotonic() - started
+        assert not registering.done()
+        assert registering.result(timeout=30).status_code == 201
+    assert answered_in < 2.0  # well before the probe ends
