@@ -12,6 +12,7 @@ import asyncio
 from collections import deque
 
 # Failures that are the endpoint's: ours (a bug, a cancel) or the other party's (the simulator) are not.
+# A 429 on every attempt counts: an exhausted quota answers 429 for good.
 ENDPOINT_FAILURES = frozenset({"target_error", "timeout", "bad_response", "rate_limited"})
 
 
@@ -24,7 +25,7 @@ class Breaker:
         self._cooldown_s = cooldown_s
         self._in_a_row = 0
         self._errors: deque[str] = deque(maxlen=3)
-        self._state = "closed"  # closed | open | trial | tripped
+        self._state = "closed"  # closed | open | half_open | trial | tripped
         self._changed = asyncio.Event()
         self._reopen: asyncio.TimerHandle | None = None
         self._trial_by: asyncio.Task[object] | None = None

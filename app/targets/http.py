@@ -150,6 +150,8 @@ class HttpTarget(ABC):
                 "HTTP 429 Too Many Requests",
                 retryable=True,
                 retry_after=parse_retry_after(response.headers.get("retry-after")),
+                status=status,
+                body=redact(raw.decode("utf-8", "replace"), self._secrets)[:2000],
             )
         if status >= 500:
             raise CallFailed(

@@ -72,7 +72,12 @@ async def probe(
     try:
         text, _usage = await adapter.attempt_once(sent)
     except CallFailed as failure:
-        if failure.error_class == "rate_limited":  # reachable and authorised: only busy right now
+        if failure.error_class == "rate_limited":
+            error = provider_error(failure.body or "")
+            if "quota" in str(error.get("code") or error.get("type") or ""):  # a 429 that never ends
+                said = _short(str(error.get("message") or ""))
+                return result(False, f"HTTP 429: the account's quota is used up ({said})", status=429)
+            # reachable and authorised: only busy right now
             return result(True, "reachable, but rate limited right now (HTTP 429)", status=429)
         detail, param = explain(failure, config, sent_params=set(adapter.body(sent)))
         return result(False, detail, status=failure.status, param=param)

@@ -159,6 +159,13 @@ async def test_a_rate_limited_endpoint_passes_and_a_good_one_answers(
     route = provider.post(f"{URL}/chat/completions")
     route.mock(return_value=httpx.Response(429))
     assert (await call(client, target())).ok
+    route.mock(
+        return_value=openai_error(
+            429, "You exceeded your current quota", param=None, code="insufficient_quota"
+        )
+    )
+    result = await call(client, target())
+    assert not result.ok and "quota is used up" in result.detail
     route.mock(return_value=chat("OK"))
     result = await call(client, target())
     assert result.ok and result.detail.startswith("answered in")
