@@ -394,7 +394,7 @@ def probe_messages() -> list[dict[str, str]]:
 def probe_check(raw: str) -> str | None:
     """What is wrong with a judge's answer to the probe, or None."""
     if declines(raw):
-        return "the judge declined to answer"
+        return "its answer holds no grade at all (it declined, or does not follow a judge's instructions)"
     return parse_answer(raw)[1]
 
 

@@ -178,7 +178,7 @@ async def test_a_judge_that_declines_or_cannot_give_the_json_fails_its_probe(
     route.mock(side_effect=refusing_judge)
     config = JudgeConfig(base_url=URL, model="j").call_config()
     result = await call(client, config, messages=probe_messages(), check=probe_check)
-    assert not result.ok and "declined" in result.detail
+    assert not result.ok and "holds no grade" in result.detail
     route.mock(return_value=chat("PASS I guess, score five"))
     result = await call(client, config, messages=probe_messages(), check=probe_check)
     assert not result.ok and "not in a form we can use" in result.detail
