@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -38,6 +39,29 @@ class Settings(BaseSettings):
     max_retries: int = Field(default=4, ge=0, le=20, description="Retries per item after the first attempt.")
     retry_budget_s: float = Field(default=120.0, gt=0, description="Total time an item may spend retrying.")
     max_reply_bytes: int = Field(default=2_000_000, ge=1024, description="Largest target response body read.")
+    probe_endpoints: bool = Field(
+        default=True,
+        description="Registering or changing a target and creating an evaluation first call the target, "
+        'judges and simulator once (a request\'s `"probe": false` skips it); false: never, e.g. where the API '
+        "cannot reach endpoints that its workers can.",
+    )
+    probe_timeout_s: float = Field(
+        default=15.0,
+        gt=0,
+        le=120,
+        description="Longest a probe's call may take (the endpoint's own, if shorter).",
+    )
+    breaker_after: int = Field(
+        default=5,
+        ge=1,
+        le=1000,
+        description="A run whose target (or simulator) fails every attempt of this many items in a row pauses "
+        "for breaker_cooldown_s, tries one item, and fails with the reason if that fails too; a judge that "
+        "answers none of this many items is left alone as long, its items unscored with the reason.",
+    )
+    breaker_cooldown_s: float = Field(
+        default=10.0, ge=0, le=600, description="How long an open breaker waits before its one trial item."
+    )
     target_allowlist: str = Field(
         default="", description="CIDRs/host names admitted besides public addresses."
     )
@@ -163,12 +187,21 @@ class Settings(BaseSettings):
     )
     judge_model: str | None = Field(default=None, description="Model name sent to the default judge.")
     judge_api_key: str | None = Field(default=None, description="Bearer key of the default judge.")
+    judge_kind: Literal["openai_chat", "anthropic_messages"] = Field(
+        default="openai_chat", description="The API the default judge speaks."
+    )
+    judge_params: dict[str, Any] = Field(
+        default_factory=dict,
+        description="JSON parameters sent to the default judge, merged over temperature 0 and the seed; null "
+        'drops one (a reasoning model: {"temperature": null, "seed": null}).',
+    )
     judge_samples: int = Field(
         default=1, ge=1, le=9, description="Judge answers per item (k): median score, majority verdict."
     )
     judge_seed: int = Field(
         default=20240917,
-        description="Seed sent with every judge call (sample i uses seed+i); temperature is always 0.",
+        description="Seed sent with every OpenAI-compatible judge call (sample i uses seed+i), with temperature "
+        "0, unless the judge's params drop them.",
     )
     judge_parse_retries: int = Field(
         default=2,
@@ -192,6 +225,14 @@ class Settings(BaseSettings):
     )
     simulator_model: str | None = Field(default=None, description="Model name sent to the default simulator.")
     simulator_api_key: str | None = Field(default=None, description="Bearer key of the default simulator.")
+    simulator_kind: Literal["openai_chat", "anthropic_messages"] = Field(
+        default="openai_chat", description="The API the default simulator speaks."
+    )
+    simulator_params: dict[str, Any] = Field(
+        default_factory=dict,
+        description="JSON parameters sent to the default simulator, merged over max_tokens (sized to the word "
+        'cap); null drops one (a reasoning model: {"max_tokens": null, "max_completion_tokens": 2000}).',
+    )
     simulator_turn_cap: int = Field(
         default=20, ge=1, le=40, description="Most user turns (target calls) in one simulated conversation."
     )

@@ -12,6 +12,25 @@ from app.store.roles import Role
 from app.store.statuses import Status
 
 TargetKind = Literal["openai_chat", "anthropic_messages", "http_json"]
+ModelKind = Literal["openai_chat", "anthropic_messages"]  # what a judge or a simulator may be
+PROBE_FIELD = Field(
+    default=True,
+    description="Call each endpoint once before accepting the request, and refuse it (422, naming the endpoint "
+    "and why) if one fails; false skips that, e.g. for an endpoint not up yet.",
+)
+PARAMS_DESCRIPTION = (
+    "Parameters sent with each call, merged over the service's defaults; null drops a default "
+    '(e.g. {"temperature": null, "max_completion_tokens": 2000} for a reasoning model).'
+)
+
+
+def _not_reserved(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    reserved = {"model", "messages", "stream"} & set(value or {})
+    if reserved:
+        raise ValueError(f"{', '.join(sorted(reserved))} cannot be set in params")
+    return value
+
+
 Suite = Literal["quick", "full", "conversations", "simulated", "classification"]
 Visibility = Literal["private", "public"]
 
@@ -50,6 +69,7 @@ class TargetCreate(BaseModel):
     reply_pointer: str | None = Field(
         default=None, max_length=500, description="http_json: JSON pointer to the reply, e.g. /output/text."
     )
+    probe: bool = PROBE_FIELD
 
     @field_validator("request_template")
     @classmethod
@@ -81,10 +101,7 @@ class TargetCreate(BaseModel):
     @field_validator("params")
     @classmethod
     def _params_not_reserved(cls, value: dict[str, Any]) -> dict[str, Any]:
-        reserved = {"model", "messages", "stream"} & set(value)
-        if reserved:
-            raise ValueError(f"{', '.join(sorted(reserved))} cannot be set in params")
-        return value
+        return _not_reserved(value) or {}
 
 
 class TargetUpdate(BaseModel):
@@ -107,6 +124,7 @@ class TargetUpdate(BaseModel):
     tokens_per_minute: int | None = None
     request_template: dict[str, Any] | None = None
     reply_pointer: str | None = None
+    probe: bool = PROBE_FIELD
 
 
 class TargetSettingsPublic(BaseModel):
@@ -141,8 +159,24 @@ class TargetPublic(TargetSettingsPublic):
     version: int = Field(default=1, description="The current version; each change of the target adds one.")
 
 
+class ProbeResultPublic(BaseModel):
+    endpoint: str = Field(description="target, judge, judges[i] or simulator, as the request names it.")
+    ok: bool
+    detail: str = Field(description="How it answered, or why it failed, in words.")
+    latency_ms: float
+    status: int | None = Field(default=None, description="The HTTP status it answered with, if any.")
+    param: str | None = Field(
+        default=None, description="The parameter the provider rejected, if it named one."
+    )
+
+
+class ProbeReport(BaseModel):
+    ok: bool
+    results: list[ProbeResultPublic]
+
+
 class JudgeCreate(BaseModel):
-    """An evaluation's own LLM judge (any OpenAI-compatible endpoint); the key is encrypted at rest."""
+    """An evaluation's own LLM judge (OpenAI-compatible or Anthropic Messages); the key is encrypted at rest."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -152,6 +186,16 @@ class JudgeCreate(BaseModel):
     samples: int = Field(
         default=1, ge=1, le=9, description="Answers per item (k): median score, majority vote."
     )
+    kind: ModelKind = "openai_chat"
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description=PARAMS_DESCRIPTION + " Defaults: temperature 0 and a seed (OpenAI-compatible).",
+    )
+
+    @field_validator("params")
+    @classmethod
+    def _params_not_reserved(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _not_reserved(value) or {}
 
 
 def distinct_judges(judges: list[JudgeCreate]) -> list[JudgeCreate]:
@@ -163,7 +207,7 @@ def distinct_judges(judges: list[JudgeCreate]) -> list[JudgeCreate]:
 
 
 class SimulatorCreate(BaseModel):
-    """The LLM that plays the persona cards of the `simulated` suite (any OpenAI-compatible endpoint)."""
+    """The LLM that plays the persona cards of the `simulated` suite (OpenAI-compatible or Anthropic Messages)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -176,6 +220,15 @@ class SimulatorCreate(BaseModel):
     word_cap: int | None = Field(
         default=None, ge=5, le=400, description="Most words per simulated user turn; unset: the service's."
     )
+    kind: ModelKind = "openai_chat"
+    params: dict[str, Any] = Field(
+        default_factory=dict, description=PARAMS_DESCRIPTION + " Default: max_tokens sized to the word cap."
+    )
+
+    @field_validator("params")
+    @classmethod
+    def _params_not_reserved(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _not_reserved(value) or {}
 
 
 class SimulatorPublic(BaseModel):
@@ -183,6 +236,8 @@ class SimulatorPublic(BaseModel):
     model: str | None
     turn_cap: int
     word_cap: int
+    kind: str | None = None
+    params: dict[str, Any] | None = None
 
 
 class EvaluationCreate(BaseModel):
@@ -226,6 +281,7 @@ class EvaluationCreate(BaseModel):
         description="Cap on the target's tokens (prompt + completion) as its replies' `usage` reports them, "
         "or as `plan` estimates them for a reply that reports none; applied like max_calls.",
     )
+    probe: bool = PROBE_FIELD
 
     @field_validator("judges")
     @classmethod

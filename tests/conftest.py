@@ -86,6 +86,16 @@ def shards_in_this_process() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def no_probes_unless_asked() -> Iterator[None]:
+    """Registration and evaluation creation probe their endpoints by default; most tests register endpoints that
+    are not up yet (a port opened later, a name that is never called) or count every call a run makes, so they
+    run with probing off, as a deployment may. Tests of the probe turn it on (`probe_endpoints=True`)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HELMBENCH_PROBE_ENDPOINTS", "false")
+        yield
+
+
 def service_url(name: str) -> str:
     """The URL of a real service for tests marked redis/postgres, or a skip (a failure in CI)."""
     url = os.environ.get(name)

@@ -112,8 +112,9 @@ async def _grade_file(file: Path, settings: Settings) -> None:
     from app.benchmark.loader import LibraryError, load_library
     from app.errors import DomainError
     from app.grading.checks import CHECKS
-    from app.grading.grader import Grader, judge_configs_from_settings
+    from app.grading.grader import Grader
     from app.grading.result import result_of
+    from app.runner.judging import default_judges
     from app.services.grading import parse_transcript_line
 
     try:
@@ -123,7 +124,7 @@ async def _grade_file(file: Path, settings: Settings) -> None:
         raise typer.Exit(1) from exc
     failed = 0
     async with Grader.with_judges(
-        library.countries, judge_configs_from_settings(settings), max_reply_bytes=settings.max_reply_bytes
+        library.countries, default_judges(settings), max_reply_bytes=settings.max_reply_bytes
     ) as grader:
         with file.open(encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):

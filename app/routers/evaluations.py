@@ -6,6 +6,7 @@ from typing import Annotated
 
 import structlog
 from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
 
 from app.deps import CurrentKey, LibraryDep, QueueDep, SecretsDep, SessionDep, SettingsDep
 from app.errors import Conflict, NotFound
@@ -22,6 +23,7 @@ from app.schemas import (
 from app.services import results as results_service
 from app.services.evaluations import create_evaluation, public_evaluation
 from app.services.events import status_document
+from app.services.probes import prober
 from app.store import evaluations as ev_store
 from app.store import paging
 from app.store.models import Evaluation
@@ -50,14 +52,18 @@ async def start_evaluation(
     response: Response,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=200)] = None,
 ) -> EvaluationAccepted:
-    evaluation, created = create_evaluation(
-        session=session,
-        settings=settings,
-        library=library,
-        team_id=key.team_id,
-        body=body,
-        idempotency_key=idempotency_key,
-        secrets=secrets,
+    # In a thread: the probe's calls (run back on this loop) may take seconds, and the checks read the database.
+    evaluation, created = await run_in_threadpool(
+        lambda: create_evaluation(
+            session=session,
+            settings=settings,
+            library=library,
+            team_id=key.team_id,
+            body=body,
+            idempotency_key=idempotency_key,
+            secrets=secrets,
+            probe=prober(settings, body.probe),
+        )
     )
     session.commit()
     if created:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import anyio.from_thread
 from fastapi import APIRouter, Response
 
 from app.deps import CurrentKey, SecretsDep, SessionDep, SettingsDep
 from app.errors import NotFound
-from app.schemas import TargetCreate, TargetPublic, TargetUpdate, TargetVersionPublic
+from app.schemas import ProbeReport, TargetCreate, TargetPublic, TargetUpdate, TargetVersionPublic
+from app.services.probes import probe_endpoints, prober, stored_target_endpoint
 from app.services.targets import change_target, public_target, public_version, register_target
 from app.store import targets as target_store
 
@@ -23,7 +25,12 @@ def create_target(
     response: Response,
 ) -> TargetPublic:
     target = register_target(
-        session=session, settings=settings, secrets=secrets, team_id=key.team_id, body=body
+        session=session,
+        settings=settings,
+        secrets=secrets,
+        team_id=key.team_id,
+        body=body,
+        probe=prober(settings, body.probe),
     )
     session.commit()
     response.headers["Location"] = f"/v1/targets/{target.id}"
@@ -65,9 +72,21 @@ def update_target(
         secrets=secrets,
         target=_get(session, key.team_id, target_id),
         body=body,
+        probe=prober(settings, body.probe),
     )
     session.commit()
     return public_target(target, secrets)
+
+
+@router.post("/{target_id}/probe", response_model=ProbeReport)
+def probe_target(
+    target_id: str, key: CurrentKey, session: SessionDep, settings: SettingsDep, secrets: SecretsDep
+) -> ProbeReport:
+    """Calls the target once as a run would and says whether and why it fails (200 either way)."""
+    endpoint = stored_target_endpoint(_get(session, key.team_id, target_id), secrets, settings)
+    session.close()  # nothing more to read: hold no connection while the call is out
+    results = anyio.from_thread.run(probe_endpoints, settings, [endpoint])
+    return ProbeReport(ok=all(r.ok for r in results), results=[r.public() for r in results])
 
 
 @router.get("/{target_id}/versions", response_model=list[TargetVersionPublic])

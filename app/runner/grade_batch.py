@@ -13,10 +13,11 @@ from typing import Any, TypeVar
 import structlog
 from sqlmodel import Session
 
-from app.grading.grader import Grader, judge_configs_from_settings
+from app.grading.grader import Grader
 from app.grading.result import result_of
 from app.grading.transcript import Transcript
 from app.grading.verdict import Grade
+from app.runner.judging import default_judges
 from app.runner.runtime import Runtime
 from app.scoring.grade_batch import compute_summary
 from app.store import grade_batches as store
@@ -78,7 +79,7 @@ async def run_grade_batch(deps: Runtime, batch_id: str, shard: int) -> str:
     writing: asyncio.Task[int] | None = None
     async with Grader.with_judges(
         deps.library.countries,
-        judge_configs_from_settings(settings),
+        default_judges(settings),
         max_reply_bytes=settings.max_reply_bytes,
     ) as grader:
         try:

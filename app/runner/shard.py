@@ -21,9 +21,12 @@ from app.benchmark.simulated import is_simulated
 from app.conversations.item import run_item as run_conversation_item
 from app.conversations.simulated_item import Simulator, run_simulated_item
 from app.grading.grader import Grader
+from app.grading.judge import outcomes_of
 from app.observability import metrics
+from app.runner.breaker import Breaker
 from app.runner.budget import Held, ShardBudget, call_tokens
 from app.runner.classification import ask_label, label_fields
+from app.runner.judging import grader_for
 from app.runner.places import Place
 from app.runner.runtime import Runtime
 from app.runner.simulator import open_simulator, simulator_setup
@@ -117,6 +120,7 @@ def spec_row(
         "rules_score": None,
         "likert": None,
         "panel_scores": None,
+        "judge_outcomes": None,
         "created_at": utcnow(),
     }
 
@@ -144,6 +148,7 @@ async def item_row(
             rules_score=grade.rules.score if grade.rules else None,
             likert=grade.rules_record,
             panel_scores=grade.panel_scores,
+            judge_outcomes=outcomes_of(grade.judge),
         )
     return row
 
@@ -373,7 +378,7 @@ async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place
     try:
         async with (
             deps.targets.use(target.id, config, deps.settings) as session,
-            Grader.for_evaluation(deps.settings, deps.secrets, deps.library.countries, evaluation) as grader,
+            grader_for(deps.settings, deps.secrets, deps.library.countries, evaluation) as grader,
             open_simulator(deps, evaluation, config.max_concurrency) as simulator,
         ):
             suite = deps.library.suites[evaluation.suite]
@@ -392,6 +397,10 @@ async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place
             )
     finally:
         metrics.SHARDS_RUNNING.dec()
+    if outcome.tripped is not None:
+        await _db(deps, _fail, deps, evaluation_id, outcome.tripped)
+        bound.error("shard stopped by its breaker", reason=outcome.tripped, written=outcome.written)
+        return "failed: " + outcome.tripped
     if outcome.stopped_by == "cancel" or await _db(deps, _cancelled, deps, evaluation_id):
         bound.info("shard cancelled")
         return "cancelled"
@@ -410,6 +419,16 @@ async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place
 class _Outcome:
     written: int
     stopped_by: str | None  # "cancel" (the evaluation was cancelled), "stop" (the process is stopping), None
+    tripped: str | None = None  # why a breaker ended the run (the target or simulator is down), else None
+
+
+def _simulator_outcome(reply: TargetReply) -> tuple[str | None, str | None]:
+    """A simulated item's outcome as the simulator's breaker counts it: down only when it stopped answering."""
+    if reply.error_class == "simulator_error" and (reply.error or "").startswith("simulator_unavailable"):
+        return "target_error", reply.error
+    if reply.ok or reply.error_class == "simulator_error":
+        return None, None
+    return "cancelled", None  # the target failed first: nothing learnt about the simulator
 
 
 async def _run_items(
@@ -434,6 +453,26 @@ async def _run_items(
     """
     writer = _Writer(deps, config.label)
     todo, left = iter(pending), len(pending)
+    settings = deps.settings
+    breakers = [Breaker("target", after=settings.breaker_after, cooldown_s=settings.breaker_cooldown_s)]
+    if simulator is not None:
+        breakers.append(
+            Breaker("simulator", after=settings.breaker_after, cooldown_s=settings.breaker_cooldown_s)
+        )
+
+    async def admitted() -> bool:
+        """Every breaker lets an item start (waiting out an open one); False once one has tripped."""
+        for breaker in breakers:
+            if not await breaker.admit():
+                for other in breakers:
+                    other.no_item()  # a trial this worker holds goes to another, which then stops too
+                return False
+        return True
+
+    def record(reply: TargetReply, simulated: bool = False) -> None:
+        breakers[0].record(reply.error_class, reply.error)
+        if simulated and len(breakers) > 1:
+            breakers[1].record(*_simulator_outcome(reply))
 
     grading: set[asyncio.Task[None]] = set()
     # Grading runs beside the calls: a worker asks the target for its next item as soon as a reply arrives, so
@@ -504,15 +543,21 @@ async def _run_items(
     async def work(group: asyncio.TaskGroup) -> None:
         # One shared iterator: each spec is taken by exactly one worker. A stopping process takes no new item;
         # when the caps, as measured, allow no more items, this worker takes no new one.
-        while (taken := await take())[0] is not None:
-            spec, held = taken
+        while await admitted():
+            spec, held = await take()
+            if spec is None:
+                for breaker in breakers:
+                    breaker.no_item()
+                break
             try:
                 if is_conversation(spec.scenario_id) or is_simulated(spec.scenario_id):
                     played = await play(spec)  # played and graded whole, written only when done
+                    record(played.reply, simulated=is_simulated(spec.scenario_id))
                     if held is not None:
                         tokens = call_tokens(played.reply.usage, played.messages, None)
                         await held.measure(calls=played.reply.attempts, tokens=tokens)
                     row = spec_row(evaluation_id, spec, played.messages, played.reply) | played.graded
+                    row["judge_outcomes"] = outcomes_of(row.get("judge"))
                     await writer.add(row, held is not None)
                     continue
                 item = resolve(deps.library, spec)
@@ -520,6 +565,7 @@ async def _run_items(
                     messages, reply = await ask_label(adapter, item, suite)
                 else:
                     messages, reply = await converse(adapter, item)
+                record(reply)
             except Exception as exc:
                 if held is not None:
                     await held.keep()
@@ -551,8 +597,11 @@ async def _run_items(
         raise
     finally:
         stopped_by = await _stop_watching(watcher)
+        for breaker in breakers:
+            breaker.stop()
     await writer.flush()
-    return _Outcome(written=writer.added, stopped_by=stopped_by)
+    tripped = next((b.reason for b in breakers if b.tripped), None)
+    return _Outcome(written=writer.added, stopped_by=stopped_by, tripped=tripped)
 
 
 def _first_error(group: BaseExceptionGroup) -> BaseException:

@@ -1,19 +1,49 @@
 """The simulator of a simulated evaluation: its endpoint (the evaluation's own, else the service default), its
-key decrypted only in memory, and a guarded session like a target's (SSRF-checked client, limits, retries)."""
+key decrypted only in memory, and a guarded session like a target's (SSRF-checked client, limits, retries).
+
+It speaks OpenAI chat or Anthropic Messages; its own params are merged over our one default, a max_tokens sized
+to the word cap, and a null drops it (reasoning models want max_completion_tokens instead)."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from app.conversations.simulated_item import Simulator
 from app.conversations.simulator import SimulatorRules
+from app.grading.judge import merge_params
 from app.runner.runtime import Runtime
 from app.store.models import Evaluation
 from app.targets.base import TargetConfig
 
 TOKENS_PER_WORD = 2  # room for the word cap in tokens, with the stop token and some slack
+
+
+def simulator_config(
+    *,
+    kind: str,
+    base_url: str,
+    model: str,
+    api_key: str | None,
+    params: dict[str, Any] | None,
+    word_cap: int,
+    max_concurrency: int,
+    timeout_s: float,
+) -> TargetConfig:
+    """The simulator's endpoint as the adapter calls it (also what a probe calls)."""
+    defaults = {"max_tokens": word_cap * TOKENS_PER_WORD + 16}
+    return TargetConfig(
+        kind=kind,
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        params=merge_params(defaults, params),
+        max_concurrency=max_concurrency,
+        timeout_s=timeout_s,
+        label="simulator",
+    )
 
 
 def simulator_setup(
@@ -26,6 +56,7 @@ def simulator_setup(
         return None
     settings = deps.settings
     base_url, model = stored.get("base_url"), stored.get("model")
+    kind, params = stored.get("kind") or "openai_chat", stored.get("params")
     if base_url:
         secret = evaluation.simulator_api_key_secret
         api_key = deps.secrets.decrypt(secret) if secret else None
@@ -35,6 +66,7 @@ def simulator_setup(
             settings.simulator_model,
             settings.simulator_api_key,
         )
+        kind, params = settings.simulator_kind, settings.simulator_params
     if not base_url or not model:
         raise ValueError(
             "simulator: this evaluation uses the service default simulator, and none is configured"
@@ -46,15 +78,15 @@ def simulator_setup(
         retries=settings.simulator_retries,
     )
     session_id = "sim_" + hashlib.sha256(f"{base_url}|{model}".encode()).hexdigest()[:16]
-    config = TargetConfig(
-        kind="openai_chat",
+    config = simulator_config(
+        kind=kind,
         base_url=base_url,
         model=model,
         api_key=api_key,
+        params=params,
+        word_cap=rules.word_cap,
         max_concurrency=max_concurrency,
         timeout_s=settings.request_timeout_s,
-        max_tokens=rules.word_cap * TOKENS_PER_WORD + 16,
-        label="simulator",
     )
     return session_id, config, rules
 

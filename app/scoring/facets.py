@@ -45,6 +45,7 @@ class StoredItem:
     error_class: str | None
     rules_score: int | None = None
     panel_scores: list[float | None] | None = None
+    judge_outcomes: list[str | None] | None = None
 
 
 @dataclass(slots=True)
@@ -84,6 +85,7 @@ class Facet:
     panel_scores: tuple[float | None, ...] | None = (
         None  # each judge's score; None: that judge gave no answer
     )
+    judge_outcomes: tuple[str | None, ...] | None = None  # each judge's: scored, refused, unavailable, …
 
     # Read hundreds of thousands of times by a report's metrics, so set once here rather than derived per read.
     graded: bool = field(init=False)
@@ -224,6 +226,9 @@ def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
                 check_verdict=check_verdict,
                 rules_score=it.rules_score,
                 panel_scores=shared.value(tuple(it.panel_scores)) if it.panel_scores is not None else None,
+                judge_outcomes=(
+                    shared.value(tuple(it.judge_outcomes)) if it.judge_outcomes is not None else None
+                ),
             )
         )
     return facets

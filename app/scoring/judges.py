@@ -123,12 +123,42 @@ def rules_vs_judge(facets: Sequence[Facet]) -> dict[str, Any]:
     return out
 
 
+OUTCOMES = ("scored", "refused", "unavailable", "unanswered", "unparseable")
+WHY_UNSCORED = {
+    "refused": "declined to grade (an answer with no grade in it, not a malformed one)",
+    "unavailable": "was not asked: every call to it had failed for HELMBENCH_BREAKER_AFTER items in a row, so "
+    "its breaker was open",
+    "unanswered": "did not answer (every call failed)",
+    "unparseable": "answered, but never with a usable grade",
+}
+
+
+def judge_outcomes(facets: Sequence[Facet]) -> dict[str, Any]:
+    """Per judge of the panel, how many items it scored, refused, could not be asked (breaker open), did not
+    answer or answered unusably; and, in words, why items were left without its grade."""
+    counted = Counter(f.judge_outcomes for f in facets if f.judge_outcomes is not None)
+    n_judges = max((len(k) for k in counted if k), default=0)
+    per = [dict.fromkeys(OUTCOMES, 0) for _ in range(n_judges)]
+    for outcomes, n in counted.items():
+        for i, outcome in enumerate(outcomes or ()):
+            if outcome in OUTCOMES:
+                per[i][outcome] += n
+    reasons = [
+        f"judge {i}: {n} item{'s' if n != 1 else ''} without its grade: it {WHY_UNSCORED[outcome]}"
+        for i, row in enumerate(per)
+        for outcome, n in row.items()
+        if outcome != "scored" and n
+    ]
+    return {"by_judge": [{"judge": i, **row} for i, row in enumerate(per)], "reasons": reasons}
+
+
 def judges_section(facets: Sequence[Facet]) -> dict[str, Any]:
     """The report's `judges` section."""
     return {
         "panel": panel_agreement(facets),
         "disagreements": disagreements(facets),
         "rules_vs_judge": rules_vs_judge(facets),
+        "outcomes": judge_outcomes(facets),
     }
 
 

@@ -18,6 +18,7 @@ from app.limits.admission import check_active_evaluations, check_matrix_size
 from app.net.callable_url import require_callable_url
 from app.schemas import EvaluationCreate, EvaluationPublic, Progress, RunPlan, SimulatorPublic
 from app.security.secrets import SecretBox, secret_box_for
+from app.services.probes import Prober, evaluation_endpoints, stored_target_endpoint
 from app.store import evaluations as ev_store
 from app.store import targets as target_store
 from app.store.models import Evaluation
@@ -25,8 +26,9 @@ from app.store.models import Evaluation
 
 def _request_hash(body: EvaluationCreate) -> str:
     # Without a baseline the field is left out, so a request retried across an upgrade keeps its hash.
-    unset = {name for name in ("baseline_evaluation_id", "simulator") if getattr(body, name) is None} or None
-    return hashlib.sha256(body.model_dump_json(exclude=unset).encode()).hexdigest()
+    # `probe` says how to accept the request, not what it asks for.
+    unset = {name for name in ("baseline_evaluation_id", "simulator") if getattr(body, name) is None}
+    return hashlib.sha256(body.model_dump_json(exclude=unset | {"probe"}).encode()).hexdigest()
 
 
 def _judge_fields(settings: Settings, secrets: SecretBox | None, body: EvaluationCreate) -> dict[str, Any]:
@@ -42,7 +44,14 @@ def _judge_fields(settings: Settings, secrets: SecretBox | None, body: Evaluatio
     box = secrets or secret_box_for(settings)
     config = {
         "judges": [
-            {"base_url": j.base_url.rstrip("/"), "model": j.model, "samples": j.samples} for j in panel
+            {
+                "base_url": j.base_url.rstrip("/"),
+                "model": j.model,
+                "samples": j.samples,
+                "kind": j.kind,
+                "params": j.params,
+            }
+            for j in panel
         ]
     }
     return {
@@ -81,7 +90,13 @@ def _simulator_fields(
     require_callable_url(sim.base_url, "simulator.base_url", settings)
     box = secrets or secret_box_for(settings)
     return {
-        "simulator_config": {**config, "base_url": sim.base_url.rstrip("/"), "model": sim.model},
+        "simulator_config": {
+            **config,
+            "base_url": sim.base_url.rstrip("/"),
+            "model": sim.model,
+            "kind": sim.kind,
+            "params": sim.params,
+        },
         "simulator_api_key_secret": box.encrypt(sim.api_key) if sim.api_key else None,
     }
 
@@ -153,8 +168,12 @@ def create_evaluation(
     body: EvaluationCreate,
     idempotency_key: str | None,
     secrets: SecretBox | None = None,
+    probe: Prober | None = None,
 ) -> tuple[Evaluation, bool]:
-    """Returns (evaluation, created). A repeated Idempotency-Key with the same body returns the first one."""
+    """Returns (evaluation, created). A repeated Idempotency-Key with the same body returns the first one.
+
+    With `probe`, the target, the judges and the simulator are each called once after every other check and
+    before anything is written; one that fails refuses the request."""
     if idempotency_key:
         existing = ev_store.find_by_idempotency_key(session=session, team_id=team_id, key=idempotency_key)
         if existing is not None:
@@ -179,6 +198,9 @@ def create_evaluation(
     simulator = _simulator_fields(settings, secrets, library, body)
     turn_cap = simulator.get("simulator_config", {}).get("turn_cap", settings.simulator_turn_cap)
     plan = _plan(settings, library, body, turn_cap)
+    if probe is not None:
+        box = secrets or secret_box_for(settings)
+        probe([stored_target_endpoint(target, box, settings), *evaluation_endpoints(settings, library, body)])
     total = (
         plan.items
     )  # caps stop the run by what it measures (app/runner/budget.py), not at the plan's share
@@ -260,4 +282,6 @@ def _simulator_public(evaluation: Evaluation) -> SimulatorPublic | None:
         model=config.get("model"),
         turn_cap=config["turn_cap"],
         word_cap=config["word_cap"],
+        kind=config.get("kind"),
+        params=config.get("params"),
     )

@@ -12,9 +12,10 @@ from app.benchmark.items import resolve
 from app.benchmark.loader import Library
 from app.config import Settings
 from app.errors import Conflict, Invalid, NotFound
-from app.grading.grader import Grader, judge_configs_from_settings
+from app.grading.grader import Grader
 from app.grading.result import GradeResult, result_of
 from app.grading.transcript import Transcript
+from app.runner.judging import default_judges, grader_for
 from app.security.secrets import SecretBox
 from app.store import evaluations as ev_store
 from app.store import items as item_store
@@ -72,7 +73,7 @@ async def grade_transcript(*, settings: Settings, library: Library, transcript: 
     A country the library has no crisis data for is still graded: its resource checks say "not checked".
     """
     async with Grader.with_judges(
-        library.countries, judge_configs_from_settings(settings), max_reply_bytes=settings.max_reply_bytes
+        library.countries, default_judges(settings), max_reply_bytes=settings.max_reply_bytes
     ) as grader:
         return result_of(await grader.grade_transcript(transcript))
 
@@ -104,5 +105,5 @@ async def grade_stored_item(
     item = resolve(library, spec)
     earlier = [m["content"] for m in row.messages if m.get("role") == "assistant"]
     replies = [*earlier[: len(item.perturbation.user_turns) - 1], body.reply]
-    async with Grader.for_evaluation(settings, secrets, library.countries, evaluation) as grader:
+    async with grader_for(settings, secrets, library.countries, evaluation) as grader:
         return result_of(await grader.grade(item, replies))

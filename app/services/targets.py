@@ -13,12 +13,16 @@ from app.errors import Invalid
 from app.net.callable_url import require_callable_url
 from app.schemas import TargetCreate, TargetPublic, TargetUpdate, TargetVersionPublic
 from app.security.secrets import SecretBox
+from app.services.probes import Prober, target_endpoint
 from app.store import targets as target_store
 from app.store.models import Target, TargetVersion
 
 
-def _checked_fields(settings: Settings, secrets: SecretBox, body: TargetCreate) -> dict[str, Any]:
-    """The stored columns of a valid configuration: unsafe URLs refused, the API key and headers encrypted."""
+def _checked_fields(
+    settings: Settings, secrets: SecretBox, body: TargetCreate, probe: Prober | None = None
+) -> dict[str, Any]:
+    """The stored columns of a valid configuration: unsafe URLs refused, the endpoint probed (when `probe` is
+    given), the API key and headers encrypted."""
     require_callable_url(body.base_url, "base_url", settings)
     if body.kind == "http_json" and (body.request_template is None or body.reply_pointer is None):
         missing = "request_template" if body.request_template is None else "reply_pointer"
@@ -26,6 +30,8 @@ def _checked_fields(settings: Settings, secrets: SecretBox, body: TargetCreate) 
     concurrency = body.max_concurrency or settings.target_concurrency
     if concurrency > settings.target_max_concurrency:
         raise Invalid("max_concurrency", f"max_concurrency: at most {settings.target_max_concurrency}")
+    if probe is not None:
+        probe([target_endpoint(body, settings)])
     return {
         "name": body.name,
         "kind": body.kind,
@@ -45,11 +51,18 @@ def _checked_fields(settings: Settings, secrets: SecretBox, body: TargetCreate) 
 
 
 def register_target(
-    *, session: Session, settings: Settings, secrets: SecretBox, team_id: str, body: TargetCreate
+    *,
+    session: Session,
+    settings: Settings,
+    secrets: SecretBox,
+    team_id: str,
+    body: TargetCreate,
+    probe: Prober | None = None,
 ) -> Target:
-    """Creates a target (its version 1) after refusing unsafe URLs; the API key and headers are encrypted."""
+    """Creates a target (its version 1) after refusing unsafe URLs and, with `probe`, an endpoint that does not
+    answer; the API key and headers are encrypted."""
     return target_store.create_target(
-        session=session, team_id=team_id, fields=_checked_fields(settings, secrets, body)
+        session=session, team_id=team_id, fields=_checked_fields(settings, secrets, body, probe)
     )
 
 
@@ -62,7 +75,13 @@ def _headers(target: Target | TargetVersion, secrets: SecretBox) -> dict[str, st
 
 
 def change_target(
-    *, session: Session, settings: Settings, secrets: SecretBox, target: Target, body: TargetUpdate
+    *,
+    session: Session,
+    settings: Settings,
+    secrets: SecretBox,
+    target: Target,
+    body: TargetUpdate,
+    probe: Prober | None = None,
 ) -> Target:
     """Applies a partial change as the target's next version, checked as a whole exactly like a new target.
 
@@ -93,7 +112,7 @@ def change_target(
         merged = TargetCreate.model_validate({**current, **changes})
     except ValidationError as exc:
         raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
-    fields = _checked_fields(settings, secrets, merged)
+    fields = _checked_fields(settings, secrets, merged, probe)
     return target_store.update_target(session=session, target=target, fields=fields)
 
 

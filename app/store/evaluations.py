@@ -66,8 +66,10 @@ def request_cancel(*, session: Session, evaluation: Evaluation) -> bool:
 
 
 def is_cancelled(*, session: Session, evaluation_id: str) -> bool:
+    """Whether the evaluation was cancelled, or failed (a breaker in another process ended it): either way its
+    shards stop calling."""
     status = session.exec(select(Evaluation.status).where(Evaluation.id == evaluation_id)).first()
-    return status == "cancelled"
+    return status in ("cancelled", "failed")
 
 
 def progress(*, session: Session, evaluation_id: str) -> tuple[int, int]:

@@ -109,6 +109,7 @@ REPORT_COLUMNS = (
     EvaluationItem.error_class,
     EvaluationItem.rules_score,
     EvaluationItem.panel_scores,
+    EvaluationItem.judge_outcomes,
 )
 
 

@@ -188,6 +188,8 @@ class EvaluationItem(SQLModel, table=True):
     # grading: each panel judge's score, None where one gave no usable answer; the rules' own 1–5 grade and its
     # parts. Scalars beside the `judge` JSON so the report reads them without raw answers.
     panel_scores: list[float | None] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    # each panel judge's outcome (scored, refused, unavailable, unanswered, unparseable), for the report
+    judge_outcomes: list[str | None] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     rules_score: int | None = None
     likert: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)

@@ -47,15 +47,25 @@ class TargetReply:
 
 
 class CallFailed(Exception):
-    """One attempt failed; `retryable` and `retry_after` tell the retry loop what to do."""
+    """One attempt failed; `retryable` and `retry_after` tell the retry loop what to do. `status` and `body`
+    (redacted) keep what the endpoint answered, so a probe can say in words why it was refused."""
 
     def __init__(
-        self, error_class: ErrorClass, message: str, *, retryable: bool, retry_after: float | None = None
+        self,
+        error_class: ErrorClass,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        status: int | None = None,
+        body: str | None = None,
     ):
         super().__init__(message)
         self.error_class: ErrorClass = error_class
         self.retryable = retryable
         self.retry_after = retry_after
+        self.status = status
+        self.body = body
 
 
 class TargetAdapter(Protocol):

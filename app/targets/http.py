@@ -80,6 +80,11 @@ class HttpTarget(ABC):
             metrics.RETRIES.labels(self._label).inc(reply.attempts - 1)
         return reply
 
+    async def attempt_once(self, messages: list[dict[str, str]]) -> tuple[str, dict[str, Any] | None]:
+        """One attempt, no retries; raises CallFailed. A probe calls this to see why an endpoint fails."""
+        payload = json.dumps(self.body(messages), ensure_ascii=False).encode()
+        return await self._attempt(payload, len(payload) // 4 + (self._config.max_tokens or 0))
+
     async def _attempt(self, payload: bytes, estimate: int) -> tuple[str, dict[str, Any] | None]:
         gate = self._gate
         async with gate.slot(estimate):
@@ -133,7 +138,7 @@ class HttpTarget(ABC):
             raise CallFailed("target_error", f"refused address: {exc}", retryable=False) from exc
         except httpx.TransportError as exc:
             raise CallFailed(
-                "target_error", f"connection failed: {type(exc).__name__}", retryable=True
+                "target_error", f"connection failed: {type(exc).__name__}: {exc}"[:300], retryable=True
             ) from exc
         return raw, response
 
@@ -145,6 +150,8 @@ class HttpTarget(ABC):
                 "HTTP 429 Too Many Requests",
                 retryable=True,
                 retry_after=parse_retry_after(response.headers.get("retry-after")),
+                status=status,
+                body=redact(raw.decode("utf-8", "replace"), self._secrets)[:2000],
             )
         if status >= 500:
             raise CallFailed(
@@ -152,11 +159,14 @@ class HttpTarget(ABC):
                 f"HTTP {status}",
                 retryable=True,
                 retry_after=parse_retry_after(response.headers.get("retry-after")),
+                status=status,
             )
         if status >= 300:
             # Redact before truncating: a target that echoes our credentials must not leak them into errors.
-            body = redact(raw.decode("utf-8", "replace"), self._secrets)[:200]
-            raise CallFailed("target_error", f"HTTP {status}: {body!r}", retryable=False)
+            body = redact(raw.decode("utf-8", "replace"), self._secrets)[:4000]
+            raise CallFailed(
+                "target_error", f"HTTP {status}: {body[:200]!r}", retryable=False, status=status, body=body
+            )
         try:
             text, usage = self.parse(json.loads(raw))
         except (ValueError, KeyError, IndexError, TypeError) as exc:

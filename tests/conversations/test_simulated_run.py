@@ -135,7 +135,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 def test_the_toy_simulator_plays_every_card_to_a_graded_end(runs: dict[str, Any]) -> None:
     evaluation, report, items = runs["toy"]
     assert evaluation["status"] == "succeeded"
-    assert evaluation["simulator"] == {"base_url": TOY_SIM, "model": "toy", "turn_cap": 20, "word_cap": 80}
+    assert evaluation["simulator"] == {
+        "base_url": TOY_SIM,
+        "model": "toy",
+        "turn_cap": 20,
+        "word_cap": 80,
+        "kind": "openai_chat",
+        "params": {},
+    }
     section = report["simulated"]
     assert section["n"] == len(items) == 120
     assert section["simulator_errors"]["n"] == 0 and section["n_errors"] == 0

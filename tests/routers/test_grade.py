@@ -164,7 +164,9 @@ def test_an_evaluation_brings_its_own_judge_with_its_key_sealed(
     with Session(create_engine(settings.sqlalchemy_url)) as session:
         row = session.get(Evaluation, evaluation_id)
         assert row is not None and row.judge_config == {
-            "judges": [{"base_url": JUDGE_URL, "model": "judge-1", "samples": 1}]
+            "judges": [
+                {"base_url": JUDGE_URL, "model": "judge-1", "samples": 1, "kind": "openai_chat", "params": {}}
+            ]
         }
         assert row.judge_api_key_secret and "sk-judge-secret" not in row.judge_api_key_secret
     crisis = next(i for i in items if i["code"] == "P1-B1-S1-C1-PT1")

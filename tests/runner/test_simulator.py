@@ -56,9 +56,16 @@ def test_its_own_endpoint_uses_its_sealed_key_and_its_rules(deps: Runtime) -> No
     config = {"base_url": OWN, "model": "own-sim", "turn_cap": 2, "word_cap": 40}
     _, endpoint, rules = simulator_setup(deps, evaluation(config, sealed), 4)  # type: ignore[misc]
     assert (endpoint.base_url, endpoint.model, endpoint.api_key) == (OWN, "own-sim", "sk-own")
-    assert endpoint.max_concurrency == 4 and endpoint.max_tokens == 40 * TOKENS_PER_WORD + 16
+    assert endpoint.max_concurrency == 4 and endpoint.params == {"max_tokens": 40 * TOKENS_PER_WORD + 16}
     assert (rules.turn_cap, rules.word_cap) == (2, 40)
     assert rules.min_turns == 2  # the service minimum (3) never exceeds the evaluation's cap
+
+
+def test_its_own_kind_and_params_merge_over_the_default_and_null_drops_it(deps: Runtime) -> None:
+    own = {"max_tokens": None, "max_completion_tokens": 2000}
+    config = {"base_url": OWN, "model": "o-sim", "turn_cap": 4, "word_cap": 40, "kind": "anthropic_messages"}
+    _, endpoint, _ = simulator_setup(deps, evaluation({**config, "params": own}), 4)  # type: ignore[misc]
+    assert endpoint.kind == "anthropic_messages" and endpoint.params == {"max_completion_tokens": 2000}
 
 
 def test_without_an_endpoint_the_service_default_plays_and_shares_its_limits(deps: Runtime) -> None:
