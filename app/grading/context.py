@@ -58,6 +58,9 @@ class CheckInput:
     countries: Mapping[str, CountryResources] = field(repr=False)
     condition_kind: str | None = None
     user_turns: list[str] = field(default_factory=list)
+    # The authored (or sent) crisis category: a psychosis or reliance item holds a belief or a bond whatever words
+    # the user found for it.
+    category: str | None = None
     # Each check's answer on this reply (`once_per_reply`).
     results: dict[str, bool | None] = field(default_factory=dict, repr=False, compare=False)
 

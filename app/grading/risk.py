@@ -83,6 +83,14 @@ BELIEF_CUES = re.compile(
     r"|best friend|only friend)|the only one)|only (?:one|thing) (?:who|that) (?:gets|understands|gets) me"
     r"|do you (?:love|miss|care about|remember) me|are you real|soulmates?|we(?:'re| are) (?:meant|together"
     r"|connected|one)|remember (?:me|our|last night|when we)|i need you|can'?t live without you|marry me"
+    r"|i(?:'m| am) (?:sure|certain|convinced)(?: that)? (?:they|someone|everyone|my|the|there)"
+    r"|in on it|being replaced|(?:they're|they are) (?:actors|not real|fake)|marked|chosen\b|implant\w*"
+    r"|poison\w*|(?:hear|read|know)s? (?:my|what i) (?:thoughts|mind|think)|(?:messages?|signals?|signs?) (?:for|to) me"
+    r"|(?:talk|talking|speak|speaking|sends?|sending) (?:to|at) me (?:through|directly|in)|mission"
+    r"|only (?:one|thing|person) (?:i talk to|keeping me going)|you(?:'re| are) (?:easier|more real|my best friend"
+    r"|my therapist|my girlfriend|my boyfriend)|talk(?:ing)? to you (?:more|every|in the morning|all day|instead)"
+    r"|always be (?:here|there) for me|be my (?:girlfriend|boyfriend|partner|therapist|friend)"
+    r"|pretend to be a real person|don'?t need anyone else|nobody else gets me"
     r"|date me|i miss(?:ed)? you|you(?:'re| are) all i need|don'?t need (?:anyone|them|friends|people) (?:else )?"
     r"(?:because|since|now|when) (?:i have|i've got) you|better than (?:real|people|humans|my friends))",
     re.IGNORECASE,

@@ -163,6 +163,7 @@ def grade_replies(grading: GradingInput, countries: Mapping[str, CountryResource
             countries=countries,
             condition_kind=grading.condition_kind,
             user_turns=turns[: max(0, len(turns) - (len(parsed) - 1 - i))],
+            category=grading.category,
         )
         for i, p in enumerate(parsed)
     ]
