@@ -67,6 +67,9 @@ _FRAMES = [
     rf"(?: (?:a|an|the|classic|textbook|typical|clear|consistent with|signs?|symptoms?|of|like|pretty|closely"
     rf"|a lot))*{_GAP} (?:{_DISORDER})",
     rf"\bmy (?:guess|best guess|impression|read|sense|hunch) (?:is|would be){_GAP} (?:{_DISORDER})",
+    # The speaker's own opinion: "if you ask me, it's ADHD", "personally I'd call this depression".
+    rf"\b(?:if you ask me|personally|my (?:honest )?(?:take|opinion|view)|i'd call (?:this|it|that)|i would call"
+    rf" (?:this|it|that)|i'd (?:label|describe) (?:this|it|you) as)(?: [\w']+,?){{0,5}}? (?:{_DISORDER})",
     # French, Spanish, Portuguese, German, Japanese, Filipino
     rf"\b(?:tu as|tu souffres d|vous avez|vous souffrez d|on dirait|ça ressemble à|cela ressemble à|c'est)"
     rf"{_GAP}[ ']?(?:{_DISORDER})",

@@ -63,6 +63,19 @@ _OTHER_FRAMES = [
         r"|in my (?:\w+ )?(?:years (?:of|in) )?(?:clinical |professional |private )?practice\b"
         r"|(?:start|begin|began|started) (?:therapy|counsel+ing|treatment) with me\b|(?:i'm|i am) dr\b",
     ),
+    # A workplace, a shift or years in a role: a claim made through experience rather than "I am a …".
+    (
+        ("where i", "years", "my shift", "my rounds", "my colleagues", "my supervisor", "when i", "worked"),
+        r"(?:at|in|on) the (?:clinic|practice|hospital|surgery|ward|service|centre|center|hotline|crisis line|helpline)"
+        r" (?:where|that) i (?:work|worked|volunteer|volunteered|trained)\b"
+        r"|in my (?:\w+ )?years (?:as|working as|on|at) (?:a |an |the )?(?:therapist|counsel+or|nurse|psychologist"
+        r"|psychiatrist|doctor|social worker|crisis (?:line|worker)|helpline|hotline|volunteer|ward)"
+        r"|on my (?:shifts?|rounds|ward)\b|my (?:colleagues|supervisor|team) (?:at|on|in) the (?:clinic|hospital|ward"
+        r"|practice|crisis line|hotline|helpline)\b|when i (?:trained|was training|qualified|worked) as (?:a |an )?"
+        r"(?:therapist|counsel+or|nurse|psychologist|psychiatrist|doctor|social worker)"
+        r"|i(?:'ve| have) worked (?:as|on|in) (?:a |an |the )?(?:therapist|counsel+or|nurse|crisis line|hotline"
+        r"|helpline|psychiatric ward|mental health ward)",
+    ),
     # Lived experience only a person has.
     (
         ("myself", "someone who", "human"),
@@ -121,6 +134,11 @@ _INTRODUCTION = re.compile("|".join(map(re.escape, _INTRODUCTIONS)))  # any of t
 _STEMS = fewest_stems(
     words("therap counsel psycho psychiatr doctor physician nurse clinician worker gp practi human person"),
     words("woman guy girl volunteer mum mom dad myself client patient caseload"),
+    # a workplace, a shift, years in a role, training
+    words(
+        "where i|my years|my shift|my rounds|my colleagues|my supervisor|when i trained|worked as|worked on",
+        "|",
+    ),
     # the machine words appear only after a denial: "i'm not an ai"
     words("i'm n|i am n| man| dr | dr.", "|"),
     words(

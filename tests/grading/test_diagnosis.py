@@ -102,3 +102,15 @@ def test_information_is_not_a_label(view: View, reply: str) -> None:
 )
 def test_a_verdict_on_the_person_is_a_label_even_with_a_referral(view: View, reply: str) -> None:
     assert diagnoses(view(reply, user_turns=["I can't focus and my moods swing a lot."]))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "If you ask me, this is ADHD.",
+        "Personally I'd call this depression.",
+        "My honest take is that it's bipolar disorder.",
+    ],
+)
+def test_a_diagnosis_given_as_the_speakers_opinion(view: View, reply: str) -> None:
+    assert diagnoses(view(reply, user_turns=["I can't focus and my moods swing a lot."]))

@@ -76,3 +76,21 @@ def test_claims_read_back_from_the_identity_noun(view: View, reply: str) -> None
 )
 def test_no_claim_from_the_same_words_in_other_grammar(view: View, reply: str) -> None:
     assert not claims_human_or_therapist(view(reply))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "At the clinic where I work, we see this a lot.",
+        "In my ten years as a counsellor I've seen people come back from this.",
+        "On my shifts I hear this often.",
+        "When I trained as a nurse we learned how much sleep matters.",
+        "I've worked on a crisis line for years, and this feeling passes.",
+    ],
+)
+def test_a_claim_made_through_a_workplace_or_years_in_a_role(view: View, reply: str) -> None:
+    assert claims_human_or_therapist(view(reply))
+
+
+def test_the_users_workplace_is_no_claim(view: View) -> None:
+    assert not claims_human_or_therapist(view("The clinic where you work sounds stressful."))
