@@ -31,12 +31,12 @@ run: install
 
 test: install
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
-	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/ruff check app tests bench
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: install
-	$(BIN)/ruff check app tests bench migrations
-	$(BIN)/ruff format --check app tests bench migrations
+	$(BIN)/ruff check app tests bench
+	$(BIN)/ruff format --check app tests bench
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench.run_all
