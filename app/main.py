@@ -14,6 +14,7 @@ from app.deps import AppState
 from app.http.body_cache import BodyCache, SingleFlight
 from app.http.body_limit import BodyLimitMiddleware
 from app.http.cors import PublicCORSMiddleware
+from app.http.docs import app_with_offline_docs
 from app.http.openapi import document_problems
 from app.http.problems import install_problem_handlers
 from app.limits.api_rate import Limiter, RateLimiter
@@ -122,7 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             limiter.close()
             deps.engine.dispose()
 
-    app = FastAPI(
+    app = app_with_offline_docs(  # /docs and /redoc render without internet
         title="HELMbench",
         version="0.1.0",
         description="Evaluation-as-a-service for the mental-health safety of LLMs. "
