@@ -117,6 +117,7 @@ def test_serve_runs_an_evaluation_and_grade_works_offline_from_an_empty_folder(
         wait_http(f"{base}/readyz")
         wait_http(f"http://127.0.0.1:{toy_port}/v1/models")
         key = (here / "var" / "admin.key").read_text().strip()  # migrated SQLite and the key under ./var
+        assert httpx.get(f"{base}/docs/assets/swagger-ui-bundle.js").status_code == 200  # docs render offline
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=10) as api:
             target = api.post(
                 "/v1/targets",
