@@ -15,7 +15,7 @@ from app.http.body_cache import BodyCache, SingleFlight
 from app.http.body_limit import BodyLimitMiddleware
 from app.http.cors import PublicCORSMiddleware
 from app.http.docs import app_with_offline_docs
-from app.http.openapi import document_problems
+from app.http.openapi import document_problems, operation_id
 from app.http.problems import install_problem_handlers
 from app.limits.api_rate import Limiter, RateLimiter
 from app.limits.shared_api_rate import SharedRateLimiter
@@ -125,6 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = app_with_offline_docs(  # /docs and /redoc render without internet
         title="HELMbench",
+        generate_unique_id_function=operation_id,
         version="0.1.0",
         description="Evaluation-as-a-service for the mental-health safety of LLMs. "
         "Authenticate with `Authorization: Bearer <key>`; errors are RFC 9457 problem+json.",

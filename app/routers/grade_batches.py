@@ -105,7 +105,7 @@ def batch_events(
 
 
 @router.get("/{batch_id}/results", response_model=service.BatchResultsPage)
-def get_results(
+def get_batch_results(
     batch_id: str,
     key: CurrentKey,
     session: SessionDep,
@@ -118,7 +118,7 @@ def get_results(
 
 
 @router.get("/{batch_id}/errors", response_model=service.BadLinesPage)
-def get_errors(
+def get_batch_errors(
     batch_id: str,
     key: CurrentKey,
     session: SessionDep,
@@ -149,7 +149,9 @@ def export_batch(
 
 
 @router.get("/{batch_id}/report")
-def get_report(batch_id: str, key: CurrentKey, session: SessionDep, library: LibraryDep) -> dict[str, Any]:
+def get_batch_report(
+    batch_id: str, key: CurrentKey, session: SessionDep, library: LibraryDep
+) -> dict[str, Any]:
     """The evaluation report's metrics that free transcripts carry what they need for, and which they do not."""
     batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
     return batch_report(session=session, batch=batch, library=library)
