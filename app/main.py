@@ -28,6 +28,7 @@ from app.routers import compare, evaluations, grade_batches, keys, labels, publi
 from app.routers import events as events_router
 from app.routers import grade as grade_router
 from app.routers import metrics as metrics_router
+from app.routers import problems as problems_router
 from app.routers import webhooks as webhooks_router
 from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.runner.runtime import Runtime, build_runtime
@@ -152,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(events_router.router)
     app.include_router(webhooks_router.router)
     app.include_router(metrics_router.router)
+    app.include_router(problems_router.router)
     app.include_router(compare.router)
     app.include_router(labels.router)
     app.include_router(schedules.router)

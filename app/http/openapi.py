@@ -8,13 +8,21 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
+from app.http.problem_types import TYPES, UNKNOWN_TYPE
+
 PROBLEM_SCHEMA: dict[str, Any] = {
     "title": "Problem",
     "description": "RFC 9457 problem details; `field` names the input at fault.",
     "type": "object",
     "required": ["type", "title", "status", "detail"],
     "properties": {
-        "type": {"type": "string"},
+        "type": {
+            "type": "string",
+            "format": "uri-reference",
+            "enum": [*TYPES, UNKNOWN_TYPE],
+            "description": "The kind of problem, to branch on; GET it (resolved against the API's address) for "
+            "what it means. about:blank: a status no kind covers.",
+        },
         "title": {"type": "string"},
         "status": {"type": "integer"},
         "detail": {"type": "string"},
