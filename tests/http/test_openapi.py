@@ -124,3 +124,11 @@ def test_operation_ids_are_readable_unique_and_stay_what_clients_were_built_on(s
     }
     assert served == OPERATION_IDS
     assert len(set(served.values())) == len(served)
+
+
+def test_the_export_declares_the_media_types_it_answers_with(settings: Settings) -> None:
+    from app.routers.grade_batches import EXPORT_MEDIA
+
+    schema = create_app(settings).openapi()
+    ok = schema["paths"]["/v1/grade/batches/{batch_id}/export"]["get"]["responses"]["200"]
+    assert set(ok["content"]) == set(EXPORT_MEDIA.values())  # not application/json: it streams CSV or JSONL
