@@ -108,9 +108,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> Iterat
     yield
     if SERVICE_SKIPS:
         total = sum(SERVICE_SKIPS.values())
-        terminalreporter.section(
-            f"{total} tests skipped: Redis or PostgreSQL not reachable", sep="-", yellow=True
-        )
+        tests = "1 test" if total == 1 else f"{total} tests"
+        terminalreporter.section(f"{tests} needing Redis or PostgreSQL skipped", sep="-", yellow=True)
         for why, count in SERVICE_SKIPS.most_common():
             terminalreporter.line(f"{count:5d} {why}")
         terminalreporter.line("start them (or set the variable) to run these; .ci/run fails on any such skip")
