@@ -48,12 +48,12 @@ run: $(RUN_STAMP)
 
 test: $(DEV_STAMP)
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
-	$(BIN)/ruff check app tests bench
+	$(BIN)/ruff check app tests bench migrations
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check app tests bench
-	$(BIN)/ruff format --check app tests bench
+	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/ruff format --check app tests bench migrations
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench.run_all

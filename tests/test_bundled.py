@@ -1,11 +1,12 @@
-"""The folders the package ships (library, migrations) are found in the package and declared as package data."""
+"""The library and the migrations: the top-level folders in a clone, the packaged copies in an installed wheel."""
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
-import app
+import pytest
+
+import app.bundled
 from app.benchmark.loader import DEFAULT_DATA_DIR
 from app.bundled import bundled
 from app.config import Settings
@@ -14,27 +15,40 @@ from app.store.migrate import MIGRATIONS_DIR
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_bundled_folders_lie_inside_the_package() -> None:
-    package = Path(app.__file__).parent
-    assert bundled("benchmark_data") == DEFAULT_DATA_DIR == package / "benchmark_data"
-    assert package / "store" / "migrations" == MIGRATIONS_DIR
+def test_a_clone_uses_the_top_level_folders() -> None:
+    """The design fixes the layout: benchmark_data/ and migrations/ beside app/, none inside it."""
+    assert bundled("benchmark_data") == DEFAULT_DATA_DIR == ROOT / "benchmark_data"
+    assert bundled("migrations") == MIGRATIONS_DIR == ROOT / "migrations"
     assert (DEFAULT_DATA_DIR / "suites.yaml").is_file()
     assert (MIGRATIONS_DIR / "env.py").is_file() and (MIGRATIONS_DIR / "script.py.mako").is_file()
+    assert not (ROOT / "app" / "benchmark_data").exists()
+    assert not (ROOT / "app" / "store" / "migrations").exists()
 
 
-def test_data_dir_defaults_to_the_shipped_library_and_can_be_overridden(monkeypatch, tmp_path: Path) -> None:
+@pytest.fixture
+def package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An installed `app` package, as importlib.resources would name it."""
+    monkeypatch.setattr(app.bundled, "files", lambda name: tmp_path / name)
+    return tmp_path / "app"
+
+
+def test_an_installed_wheel_uses_its_packaged_copies(package: Path) -> None:
+    (package / "benchmark_data").mkdir(parents=True)
+    (package / "benchmark_data" / "suites.yaml").write_text("suites: {}\n")
+    (package / "store" / "migrations").mkdir(parents=True)
+    (package / "store" / "migrations" / "env.py").write_text("")
+    assert bundled("benchmark_data") == package / "benchmark_data"
+    assert bundled("migrations") == package / "store" / "migrations"
+
+
+def test_a_folder_of_bytecode_alone_is_no_copy(package: Path) -> None:
+    (package / "store" / "migrations" / "__pycache__").mkdir(parents=True)
+    assert bundled("migrations") == ROOT / "migrations"
+    assert bundled("benchmark_data") == ROOT / "benchmark_data"
+
+
+def test_data_dir_defaults_to_the_library_and_can_be_overridden(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.delenv("HELMBENCH_DATA_DIR", raising=False)
     assert Settings().data_dir == DEFAULT_DATA_DIR
     monkeypatch.setenv("HELMBENCH_DATA_DIR", str(tmp_path))
     assert Settings().data_dir == tmp_path
-
-
-def test_package_data_declares_every_shipped_file() -> None:
-    """A file the globs miss would be absent from the wheel: another library version, a migration lacking."""
-    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    package = Path(app.__file__).parent
-    declared = {path for glob in setuptools["package-data"]["app"] for path in package.glob(glob)}
-    for folder in (bundled("benchmark_data"), bundled("store", "migrations")):
-        shipped = {p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
-        assert shipped
-        assert shipped <= declared, sorted(str(p.relative_to(package)) for p in shipped - declared)

@@ -10,7 +10,7 @@ import typer
 from app.config import Settings
 
 data_app = typer.Typer(
-    help="The benchmark library (HELMBENCH_DATA_DIR, else app/benchmark_data/ of the install).",
+    help="The benchmark library (HELMBENCH_DATA_DIR, else benchmark_data/ of the install).",
     no_args_is_help=True,
 )
 

@@ -10,7 +10,7 @@ def settings_table() -> str:
     for name, field in Settings.model_fields.items():
         default = field.default if field.default is not None else "unset"
         if name == "data_dir":
-            default = "app/benchmark_data/ of the install"
+            default = "benchmark_data/ of the install"
         rows.append(f"| `HELMBENCH_{name.upper()}` | `{default}` | {field.description or ''} |")
     return "\n".join(rows)
 

@@ -8,7 +8,7 @@ from alembic.config import Config
 from app.bundled import bundled
 from app.config import Settings
 
-MIGRATIONS_DIR = bundled("store", "migrations")
+MIGRATIONS_DIR = bundled("migrations")
 
 
 def alembic_config(settings: Settings) -> Config:
