@@ -1,11 +1,14 @@
 # Production image: the API (`helmbench serve`) and workers (`helmbench worker`) share it.
 # The build stage makes the wheel; the image installs that wheel and nothing else from the source tree: the wheel
-# carries the benchmark library and the migrations, so what runs here is what `pip install` gives anyone.
+# carries the benchmark library and the migrations (setup.py copies the top-level folders into it), so what runs
+# here is what `pip install` gives anyone.
 FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py MANIFEST.in README.md ./
 COPY app ./app
+COPY benchmark_data ./benchmark_data
+COPY migrations ./migrations
 RUN pip wheel --no-deps --wheel-dir /wheels .
 
 FROM python:3.11-slim

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,16 @@ def test_data_dir_defaults_to_the_library_and_can_be_overridden(monkeypatch, tmp
     assert Settings().data_dir == DEFAULT_DATA_DIR
     monkeypatch.setenv("HELMBENCH_DATA_DIR", str(tmp_path))
     assert Settings().data_dir == tmp_path
+
+
+def test_the_build_copies_each_folder_where_bundled_looks() -> None:
+    """setup.py's BUNDLED and app/bundled.py's PACKAGED name the same places (the wheel test proves the copy)."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    (mapping,) = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["BUNDLED"]
+    ]
+    copies = ast.literal_eval(mapping)
+    assert copies == {name: "/".join(("app", *parts)) for name, parts in app.bundled.PACKAGED.items()}
+    assert all((ROOT / name).is_dir() for name in copies)

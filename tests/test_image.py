@@ -31,8 +31,10 @@ def test_the_image_installs_the_built_wheel_and_nothing_else_from_the_tree() -> 
     assert build[0].endswith(" AS build")
     # The build stage copies what tests/e2e/test_installed_wheel.py builds from, so that test covers the image's wheel.
     assert [line for line in build if line.startswith("COPY")] == [
-        "COPY pyproject.toml README.md ./",
+        "COPY pyproject.toml setup.py MANIFEST.in README.md ./",
         "COPY app ./app",
+        "COPY benchmark_data ./benchmark_data",
+        "COPY migrations ./migrations",
     ]
     copies = [line for line in image if line.startswith(("COPY", "ADD"))]
     assert copies == ["COPY --from=build /wheels /tmp/wheels"]

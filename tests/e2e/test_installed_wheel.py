@@ -24,6 +24,10 @@ from tests.e2e.conftest import poll_until_done, running
 
 ROOT = Path(__file__).resolve().parents[2]
 UV = [sys.executable, "-m", "uv"]
+# What the wheel is built from (the Dockerfile's build stage copies the same): setup.py copies the top-level
+# benchmark_data/ and migrations/ into the package, MANIFEST.in keeps them in the sdist uv builds the wheel from.
+BUILD_FILES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
+BUILD_FOLDERS = ("app", "benchmark_data", "migrations")
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -45,9 +49,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # working copy would feed files the package data does not declare into the sdist, and hide the omission.
     source = root / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in BUILD_FILES:
         shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "app", source / "app", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in BUILD_FOLDERS:
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     uv("build", "--out-dir", root / "dist", source, cwd=root)
     (wheel,) = (root / "dist").glob("helmbench-*.whl")
     # The versions this venv was tested with, so the install is a link from the cache, not a resolution.
@@ -81,6 +86,12 @@ def run_in(folder: Path, *args: str | Path) -> str:
     return done.stdout
 
 
+def files_in(folder: Path) -> set[str]:
+    return {
+        str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
 def test_the_wheel_carries_what_it_needs_and_nothing_for_tests(installed: Path, tmp_path: Path) -> None:
     where, pytest_spec = run_in(
         tmp_path,
@@ -91,6 +102,10 @@ def test_the_wheel_carries_what_it_needs_and_nothing_for_tests(installed: Path, 
     assert where.startswith(str(installed.parent)), where  # the wheel's copy, not the clone's
     assert pytest_spec == "None"  # the runtime dependencies only: no test tools
     assert json.loads(run_in(tmp_path, installed / "helmbench", "data", "stats", "--json"))["scenarios"] > 0
+    # Every file of the top-level folders, once, at the place app/bundled.py looks: none left behind, none extra.
+    package = Path(where).parent
+    for source, copy in (("benchmark_data", "benchmark_data"), ("migrations", "store/migrations")):
+        assert files_in(package / copy) == files_in(ROOT / source), copy
     run_in(tmp_path, installed / "helmbench", "db", "upgrade")  # SQLite under ./var, every migration applied
     with closing(sqlite3.connect(tmp_path / "var" / "helmbench.db")) as db:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
