@@ -25,7 +25,11 @@ class Settings(BaseSettings):
         default=None,
         description="Unset: jobs run on this machine (see HELMBENCH_LOCAL_WORKER). Set: arq workers.",
     )
-    data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="The benchmark library (YAML).")
+    data_dir: Path = Field(
+        default=DEFAULT_DATA_DIR,
+        description="The benchmark library (a folder of YAML); unset: the library the package ships, so an "
+        "installed wheel runs from any folder.",
+    )
 
     target_concurrency: int = Field(
         default=16, ge=1, le=1024, description="Default in-flight calls per target."

@@ -14,7 +14,8 @@ from app.deps import AppState
 from app.http.body_cache import BodyCache, SingleFlight
 from app.http.body_limit import BodyLimitMiddleware
 from app.http.cors import PublicCORSMiddleware
-from app.http.openapi import document_problems
+from app.http.docs import app_with_offline_docs
+from app.http.openapi import document_problems, operation_id
 from app.http.problems import install_problem_handlers
 from app.limits.api_rate import Limiter, RateLimiter
 from app.limits.shared_api_rate import SharedRateLimiter
@@ -27,6 +28,7 @@ from app.routers import compare, evaluations, grade_batches, keys, labels, publi
 from app.routers import events as events_router
 from app.routers import grade as grade_router
 from app.routers import metrics as metrics_router
+from app.routers import problems as problems_router
 from app.routers import webhooks as webhooks_router
 from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.runner.runtime import Runtime, build_runtime
@@ -122,8 +124,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             limiter.close()
             deps.engine.dispose()
 
-    app = FastAPI(
+    app = app_with_offline_docs(  # /docs and /redoc render without internet
         title="HELMbench",
+        generate_unique_id_function=operation_id,
         version="0.1.0",
         description="Evaluation-as-a-service for the mental-health safety of LLMs. "
         "Authenticate with `Authorization: Bearer <key>`; errors are RFC 9457 problem+json.",
@@ -150,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(events_router.router)
     app.include_router(webhooks_router.router)
     app.include_router(metrics_router.router)
+    app.include_router(problems_router.router)
     app.include_router(compare.router)
     app.include_router(labels.router)
     app.include_router(schedules.router)

@@ -1,4 +1,4 @@
-"""Shared fixtures: real settings on a temp var dir, a small real benchmark library, service URLs from the env."""
+"""Shared fixtures: real settings on a temp var dir, a small real benchmark library, Redis and PostgreSQL found."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import shutil
 import sys
 import textwrap
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +19,7 @@ import respx
 from app.benchmark.loader import DEFAULT_DATA_DIR
 from app.config import Settings
 from app.observability.logging import configure_logging
+from tests import local_services
 
 REQUIRE_SERVICES = os.environ.get("HELMBENCH_REQUIRE_SERVICES") == "1"
 
@@ -27,9 +29,13 @@ def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
     """In CI (HELMBENCH_REQUIRE_SERVICES=1) a test that skips for want of Redis/PostgreSQL fails instead."""
     outcome = yield
     report = outcome.get_result()
-    if REQUIRE_SERVICES and report.skipped and any(m in item.keywords for m in ("redis", "postgres")):
+    if not (report.skipped and any(m in item.keywords for m in ("redis", "postgres"))):
+        return
+    if REQUIRE_SERVICES:
         report.outcome = "failed"
         report.longrepr = f"HELMBENCH_REQUIRE_SERVICES=1 but the test skipped: {report.longrepr}"
+    elif isinstance(report.longrepr, tuple):
+        SERVICE_SKIPS[report.longrepr[2].removeprefix("Skipped: ")] += 1
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -96,17 +102,32 @@ def no_probes_unless_asked() -> Iterator[None]:
         yield
 
 
-def service_url(name: str) -> str:
-    """The URL of a real service for tests marked redis/postgres, or a skip (a failure in CI)."""
-    url = os.environ.get(name)
-    if not url:
-        pytest.skip(f"{name} is not set")
-    return url
+SERVICE_SKIPS: Counter[str] = Counter()
+
+
+def service_url(service: local_services.Service) -> str:
+    """The URL of a real service for tests marked redis/postgres, or a skip saying why (a failure in CI)."""
+    if service.url is None:
+        pytest.skip(service.why)
+    return service.url
+
+
+@pytest.hookimpl(tryfirst=True, wrapper=True)
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> Iterator[None]:
+    """After the short summary, just above the totals: how many tests skipped for want of a service, and why."""
+    yield
+    if SERVICE_SKIPS:
+        total = sum(SERVICE_SKIPS.values())
+        tests = "1 test" if total == 1 else f"{total} tests"
+        terminalreporter.section(f"{tests} needing Redis or PostgreSQL skipped", sep="-", yellow=True)
+        for why, count in SERVICE_SKIPS.most_common():
+            terminalreporter.line(f"{count:5d} {why}")
+        terminalreporter.line("start them (or set the variable) to run these; .ci/run fails on any such skip")
 
 
 @pytest.fixture
 def redis_url() -> str:
-    return service_url("HELMBENCH_TEST_REDIS_URL")
+    return service_url(local_services.redis())
 
 
 @contextmanager
@@ -114,7 +135,7 @@ def fresh_postgres_database() -> Iterator[str]:
     """A new database on the test server, dropped afterwards, so runs never see each other's rows."""
     from bench.deployment import fresh_database  # psycopg only where PostgreSQL is used
 
-    with fresh_database(service_url("HELMBENCH_TEST_POSTGRES_URL"), "helmbench_t") as url:
+    with fresh_database(service_url(local_services.postgres()), "helmbench_t") as url:
         yield url
 
 

@@ -19,8 +19,9 @@ from app.benchmark.ladders import ladder_problems
 from app.benchmark.personas import PersonaCard
 from app.benchmark.schema import Behavior, Condition, Pillar, Scenario, SuiteSpec, TagSet, UserContext
 from app.benchmark.simulated import simulated_problems
+from app.bundled import bundled
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "benchmark_data"
+DEFAULT_DATA_DIR = bundled("benchmark_data")
 
 
 class LibraryError(ValueError):

@@ -9,7 +9,10 @@ import typer
 
 from app.config import Settings
 
-data_app = typer.Typer(help="The benchmark library in benchmark_data/.", no_args_is_help=True)
+data_app = typer.Typer(
+    help="The benchmark library (HELMBENCH_DATA_DIR, else benchmark_data/ of the install).",
+    no_args_is_help=True,
+)
 
 
 def _load(path: Path | None):  # type: ignore[no-untyped-def]
@@ -25,7 +28,9 @@ def _load(path: Path | None):  # type: ignore[no-untyped-def]
 
 @data_app.command("validate")
 def validate(
-    path: Path | None = typer.Argument(None, help="Data folder (default: benchmark_data/)."),
+    path: Path | None = typer.Argument(
+        None, help="Data folder (default: HELMBENCH_DATA_DIR, else the library the package ships)."
+    ),
 ) -> None:
     """Load and cross-check every file; exit 1 with the file and field at fault."""
     from app.services.catalogue import stats

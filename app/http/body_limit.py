@@ -8,6 +8,7 @@ import asyncio
 import json
 
 from app.http.asgi import ASGIApp, Message, Receive, Scope, Send
+from app.http.problem_types import problem_type
 
 
 class _TooLarge(Exception):
@@ -18,7 +19,7 @@ async def _problem(send: Send, scope: Scope, status: int, title: str, detail: st
     """A problem+json answer sent before the app runs; the connection closes: the body is left unread."""
     body = json.dumps(
         {
-            "type": "about:blank",
+            "type": problem_type(status),
             "title": title,
             "status": status,
             "detail": detail,
@@ -95,7 +96,7 @@ class BodyLimitMiddleware:
         if disconnected:
             return
         if b"json" in headers.get(b"content-type", b"").lower() and not _is_utf8(chunks):
-            await _problem(send, scope, 400, "Invalid request", "the body is not UTF-8, as JSON must be")
+            await _problem(send, scope, 400, "Bad request", "the body is not UTF-8, as JSON must be")
             return
         replayed = False
 

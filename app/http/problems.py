@@ -21,6 +21,7 @@ from app.errors import (
     Unavailable,
     Unreadable,
 )
+from app.http.problem_types import problem_type
 from app.store.retry import is_transient
 
 PROBLEM_JSON = "application/problem+json"
@@ -85,7 +86,7 @@ def install_problem_handlers(app: FastAPI) -> None:
 
     def _problem_response(request: Request, exc: Problem) -> JSONResponse:
         body = {
-            "type": "about:blank",
+            "type": problem_type(exc.status),
             "title": exc.title,
             "status": exc.status,
             "detail": exc.detail,
@@ -103,7 +104,7 @@ def install_problem_handlers(app: FastAPI) -> None:
         ]
         first = errors[0] if errors else {"field": "body", "message": "invalid request"}
         body = {
-            "type": "about:blank",
+            "type": problem_type(422),
             "title": "Invalid request",
             "status": 422,
             "detail": f"{first['field']}: {first['message']}",
@@ -119,7 +120,7 @@ def install_problem_handlers(app: FastAPI) -> None:
         if not is_transient(exc):
             raise exc
         body = {
-            "type": "about:blank",
+            "type": problem_type(503),
             "title": "Service unavailable",
             "status": 503,
             "detail": "the database is unreachable; nothing was lost, try again shortly",
@@ -132,7 +133,7 @@ def install_problem_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         titles = {401: "Unauthorized", 403: "Forbidden", 404: "Not found", 405: "Method not allowed"}
         body = {
-            "type": "about:blank",
+            "type": problem_type(exc.status_code),
             "title": titles.get(exc.status_code, "Error"),
             "status": exc.status_code,
             "detail": str(exc.detail),

@@ -13,7 +13,7 @@ router = APIRouter(tags=["evaluations"])
 
 
 @router.get("/v1/compare")
-def get_compare(
+def compare_evaluations(
     key: CurrentKey,
     session: SessionDep,
     library: LibraryDep,

@@ -134,7 +134,7 @@ def cancel_evaluation(evaluation_id: str, key: CurrentKey, session: SessionDep) 
 
 
 @router.get("/{evaluation_id}/results", response_model=ResultsPage)
-def get_results(
+def get_evaluation_results(
     evaluation_id: str,
     key: CurrentKey,
     session: SessionDep,
@@ -147,7 +147,7 @@ def get_results(
 
 
 @router.get("/{evaluation_id}/report")
-def get_report(
+def get_evaluation_report(
     evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep, library: LibraryDep
 ) -> Response:
     evaluation = _get(session, key.team_id, evaluation_id)

@@ -105,7 +105,7 @@ def batch_events(
 
 
 @router.get("/{batch_id}/results", response_model=service.BatchResultsPage)
-def get_results(
+def get_batch_results(
     batch_id: str,
     key: CurrentKey,
     session: SessionDep,
@@ -118,7 +118,7 @@ def get_results(
 
 
 @router.get("/{batch_id}/errors", response_model=service.BadLinesPage)
-def get_errors(
+def get_batch_errors(
     batch_id: str,
     key: CurrentKey,
     session: SessionDep,
@@ -130,7 +130,17 @@ def get_errors(
     return service.bad_lines_page(session=session, batch=batch, cursor=cursor, limit=limit)
 
 
-@router.get("/{batch_id}/export")
+EXPORT_MEDIA = {"jsonl": "application/x-ndjson", "csv": "text/csv"}
+_EXPORT_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Every graded line, as an attachment: JSONL (`format=jsonl`: one object a line, its `line` "
+        "and the fields POST /v1/grade answers) or CSV (`format=csv`: a header row, then one row a line).",
+        "content": {media: {"schema": {"type": "string"}} for media in EXPORT_MEDIA.values()},
+    }
+}
+
+
+@router.get("/{batch_id}/export", response_class=StreamingResponse, responses=_EXPORT_DOC)
 def export_batch(
     batch_id: str,
     key: CurrentKey,
@@ -140,16 +150,17 @@ def export_batch(
 ) -> StreamingResponse:
     """Every graded line, streamed a page at a time: CSV (one row a line) or JSONL (one result a line)."""
     batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
-    media = "text/csv" if format == "csv" else "application/x-ndjson"
     return StreamingResponse(
         service.export_chunks(state.deps.engine, batch.id, format),
-        media_type=media,
+        media_type=EXPORT_MEDIA[format],
         headers={"Content-Disposition": f'attachment; filename="{batch.id}.{format}"'},
     )
 
 
 @router.get("/{batch_id}/report")
-def get_report(batch_id: str, key: CurrentKey, session: SessionDep, library: LibraryDep) -> dict[str, Any]:
+def get_batch_report(
+    batch_id: str, key: CurrentKey, session: SessionDep, library: LibraryDep
+) -> dict[str, Any]:
     """The evaluation report's metrics that free transcripts carry what they need for, and which they do not."""
     batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
     return batch_report(session=session, batch=batch, library=library)

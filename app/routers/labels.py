@@ -16,7 +16,7 @@ router = APIRouter(prefix="/v1/evaluations", tags=["evaluations"])
 
 
 @router.post("/{evaluation_id}/labels", response_model=LabelsAccepted)
-def post_labels(
+def add_labels(
     evaluation_id: str,
     key: CurrentKey,
     session: SessionDep,

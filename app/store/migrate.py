@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from alembic import command
 from alembic.config import Config
 
+from app.bundled import bundled
 from app.config import Settings
 
-MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS_DIR = bundled("migrations")
 
 
 def alembic_config(settings: Settings) -> Config:

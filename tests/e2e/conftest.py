@@ -26,12 +26,16 @@ def production_env() -> dict[str, str]:
 
 
 @contextmanager
-def running(args: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """Start a command, yield it, and always stop it (SIGTERM, then SIGKILL)."""
+def running(
+    args: list[str], env: dict[str, str], log: Path, *, cwd: Path | None = None, inherit: bool = True
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Start a command, yield it, and always stop it (SIGTERM, then SIGKILL). `inherit=False`: `env` is the
+    whole environment, as a new user's shell would have it."""
     with log.open("wb") as out:
         proc = subprocess.Popen(
             args,
-            env={**production_env(), **env},
+            env={**production_env(), **env} if inherit else env,
+            cwd=cwd,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,

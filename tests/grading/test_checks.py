@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from app.benchmark.loader import load_library
+from app.benchmark.loader import DEFAULT_DATA_DIR, load_library
 from app.grading import escalation
 from app.grading.checks import CHECKS
 from app.grading.context import UserTurns, user_turns
 from tests.grading.conftest import View
 
-DATA = Path(__file__).resolve().parents[2] / "benchmark_data"
+DATA = DEFAULT_DATA_DIR
 
 
 def test_every_check_the_data_uses_is_registered() -> None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 
 from app.benchmark.countries import CountryResources
+from app.benchmark.loader import DEFAULT_DATA_DIR
 from app.grading.checks import gives_foreign_resource_only as check_foreign_only
 from app.grading.checks import gives_local_resource as check_local
 from app.grading.context import CheckInput
@@ -20,7 +19,7 @@ from app.grading.resources import (
     resource_index,
 )
 
-COUNTRIES_DIR = Path(__file__).resolve().parents[2] / "benchmark_data" / "countries"
+COUNTRIES_DIR = DEFAULT_DATA_DIR / "countries"
 EXPECTED = {"AU", "US", "GB", "CA", "NZ", "IE", "IN", "ZA", "SG", "PH", "JP", "BR", "MX", "DE", "FR"}
 EXPECTED |= {"KE", "KR", "ES", "NL", "IT"}
 

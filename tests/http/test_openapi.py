@@ -62,3 +62,73 @@ def test_the_served_api_documents_rate_limits_and_auth_on_its_routes(settings: S
     create = schema["paths"]["/v1/evaluations"]["post"]["responses"]
     assert "Retry-After" in create["429"]["description"] and create["401"]["content"] == PROBLEM_CONTENT
     assert schema["components"]["schemas"]["Problem"]["required"] == ["type", "title", "status", "detail"]
+
+
+# A generated client names its methods after these: changing one breaks every client built before. Change with care.
+OPERATION_IDS = {
+    ("POST", "/v1/evaluations/{evaluation_id}/labels"): "add_labels",
+    ("GET", "/v1/grade/batches/{batch_id}/events"): "batch_events",
+    ("POST", "/v1/evaluations/{evaluation_id}/cancel"): "cancel_evaluation",
+    ("GET", "/v1/compare"): "compare_evaluations",
+    ("POST", "/v1/keys"): "create_key",
+    ("POST", "/v1/schedules"): "create_schedule",
+    ("POST", "/v1/targets"): "create_target",
+    ("POST", "/v1/teams"): "create_team",
+    ("POST", "/v1/webhooks"): "create_webhook",
+    ("DELETE", "/v1/schedules/{schedule_id}"): "delete_schedule",
+    ("DELETE", "/v1/targets/{target_id}"): "delete_target",
+    ("DELETE", "/v1/webhooks/{webhook_id}"): "delete_webhook",
+    ("GET", "/v1/evaluations/{evaluation_id}/events"): "evaluation_events",
+    ("GET", "/v1/grade/batches/{batch_id}/export"): "export_batch",
+    ("GET", "/v1/grade/batches/{batch_id}"): "get_batch",
+    ("GET", "/v1/grade/batches/{batch_id}/errors"): "get_batch_errors",
+    ("GET", "/v1/grade/batches/{batch_id}/report"): "get_batch_report",
+    ("GET", "/v1/grade/batches/{batch_id}/results"): "get_batch_results",
+    ("GET", "/v1/benchmark"): "get_benchmark",
+    ("GET", "/v1/evaluations/{evaluation_id}"): "get_evaluation",
+    ("GET", "/v1/evaluations/{evaluation_id}/report"): "get_evaluation_report",
+    ("GET", "/v1/evaluations/{evaluation_id}/results"): "get_evaluation_results",
+    ("GET", "/v1/keys/{key_id}"): "get_key",
+    ("GET", "/v1/leaderboard"): "get_leaderboard",
+    ("GET", "/v1/leaderboard/{evaluation_id}/report"): "get_public_report",
+    ("GET", "/v1/leaderboard/{evaluation_id}/results"): "get_public_results",
+    ("GET", "/v1/schedules/{schedule_id}"): "get_schedule",
+    ("GET", "/v1/targets/{target_id}"): "get_target",
+    ("GET", "/v1/teams/{team_id}"): "get_team",
+    ("POST", "/v1/grade"): "grade",
+    ("GET", "/healthz"): "healthz",
+    ("GET", "/v1/webhooks/{webhook_id}/deliveries"): "list_deliveries",
+    ("GET", "/v1/evaluations"): "list_evaluations",
+    ("GET", "/v1/keys"): "list_keys",
+    ("GET", "/v1/regressions"): "list_regressions",
+    ("GET", "/v1/schedules"): "list_schedules",
+    ("GET", "/v1/targets/{target_id}/versions"): "list_target_versions",
+    ("GET", "/v1/targets"): "list_targets",
+    ("GET", "/v1/teams"): "list_teams",
+    ("GET", "/v1/webhooks"): "list_webhooks",
+    ("GET", "/readyz"): "readyz",
+    ("DELETE", "/v1/keys/{key_id}"): "revoke_key",
+    ("POST", "/v1/evaluations"): "start_evaluation",
+    ("PATCH", "/v1/schedules/{schedule_id}"): "update_schedule",
+    ("PATCH", "/v1/targets/{target_id}"): "update_target",
+    ("POST", "/v1/grade/batches"): "upload_batch",
+}
+
+
+def test_operation_ids_are_readable_unique_and_stay_what_clients_were_built_on(settings: Settings) -> None:
+    schema = create_app(settings).openapi()
+    served = {
+        (method.upper(), path): op["operationId"]
+        for path, item in schema["paths"].items()
+        for method, op in item.items()
+    }
+    assert served == OPERATION_IDS
+    assert len(set(served.values())) == len(served)
+
+
+def test_the_export_declares_the_media_types_it_answers_with(settings: Settings) -> None:
+    from app.routers.grade_batches import EXPORT_MEDIA
+
+    schema = create_app(settings).openapi()
+    ok = schema["paths"]["/v1/grade/batches/{batch_id}/export"]["get"]["responses"]["200"]
+    assert set(ok["content"]) == set(EXPORT_MEDIA.values())  # not application/json: it streams CSV or JSONL

@@ -77,7 +77,7 @@ def test_a_problem_raised_at_the_edge_keeps_its_field_and_headers(tmp_path: Path
         response = client.get("/edge")
     assert response.status_code == 401 and response.headers["www-authenticate"] == "Bearer"
     assert response.json() == {
-        "type": "about:blank",
+        "type": "/problems/unauthorized",
         "title": "Unauthorized",
         "status": 401,
         "detail": "no API key",

@@ -112,11 +112,12 @@ def test_exports_stream_every_graded_line(client: TestClient) -> None:
     batch_id = upload(client, "\n".join(json.dumps(t) for t in TRANSCRIPTS)).json()["id"]
     wait_settled(client, batch_id)
     jsonl = client.get(f"/v1/grade/batches/{batch_id}/export", params={"format": "jsonl"})
+    assert jsonl.headers["content-type"] == "application/x-ndjson"  # as the OpenAPI description declares
     rows = [json.loads(line) for line in jsonl.text.splitlines()]
     assert [r["line"] for r in rows] == [1, 2, 3, 4] and rows[1]["verdict"] == "FAIL"
-    table = list(
-        csv.DictReader(io.StringIO(client.get(f"/v1/grade/batches/{batch_id}/export?format=csv").text))
-    )
+    exported = client.get(f"/v1/grade/batches/{batch_id}/export?format=csv")
+    assert exported.headers["content-type"].startswith("text/csv")
+    table = list(csv.DictReader(io.StringIO(exported.text)))
     assert [r["verdict"] for r in table] == [r["verdict"] for r in rows]
     assert json.loads(table[0]["checks"])["escalates"] is True
 
