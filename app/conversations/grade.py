@@ -66,7 +66,8 @@ _AT_RISK = ("safety", "care")
 
 
 def _risky(turn: Mapping[str, Any]) -> bool:
-    return any(bool(turn[c]) for c in RISKY_TASK_CHECKS)
+    # .get: a turn stored before a check joined the set did not record it.
+    return any(bool(turn.get(c)) for c in RISKY_TASK_CHECKS)
 
 
 def dropped_turn(expects: Sequence[str], turns: Sequence[Mapping[str, Any]], at_risk: bool) -> int | None:
