@@ -23,7 +23,18 @@ from app.queue.arq_queue import ArqQueue
 from app.queue.base import JobQueue, QueueUnavailable, lost_shard_grace_s
 from app.queue.database import DatabaseQueue
 from app.queue.inprocess import InProcessQueue
-from app.routers import compare, evaluations, grade_batches, keys, labels, public, schedules, targets, teams
+from app.routers import (
+    audit,
+    compare,
+    evaluations,
+    grade_batches,
+    keys,
+    labels,
+    public,
+    schedules,
+    targets,
+    teams,
+)
 from app.routers import events as events_router
 from app.routers import grade as grade_router
 from app.routers import metrics as metrics_router
@@ -153,6 +164,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(compare.router)
     app.include_router(labels.router)
     app.include_router(schedules.router)
+    app.include_router(audit.router)
     app.include_router(pages_router)
     document_problems(app)  # after every router: it documents them all
     return app

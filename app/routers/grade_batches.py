@@ -6,16 +6,19 @@ from typing import Annotated, Any, Literal
 
 import structlog
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 from sse_starlette import EventSourceResponse
 
 from app.deps import AppState, CurrentKey, LibraryDep, QueueDep, SessionDep, get_state
 from app.http.problems import Problem
 from app.queue.base import QueueUnavailable
+from app.services import audit, erasure
 from app.services import grade_batches as service
 from app.services.events import parse_last_event_id
 from app.services.grade_batch_report import batch_report
 from app.store.grade_batches import shard_count
+from app.store.models import GradeBatch
 
 log = structlog.get_logger("helmbench.api")
 router = APIRouter(prefix="/v1/grade/batches", tags=["grading"])
@@ -75,6 +78,41 @@ def get_batch(batch_id: str, key: CurrentKey, session: SessionDep) -> service.Gr
     return service.public_batch(service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id))
 
 
+@router.delete("/{batch_id}", status_code=204)
+async def delete_batch(
+    batch_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    state: StateDep,
+    queue: QueueDep,
+    keep_report: Annotated[
+        bool, Query(description="Keep the aggregate report (no text in it); results then answer 410.")
+    ] = False,
+) -> Response:
+    """Delete every line of the batch (grading stops); the owning team's keys or a platform admin."""
+    jobs = await run_in_threadpool(
+        erasure.delete_batch,
+        session=session,
+        settings=state.deps.settings,
+        key=key,
+        batch_id=batch_id,
+        keep_report=keep_report,
+    )
+    try:
+        await queue.drop(jobs)
+    except QueueUnavailable as exc:  # a job left queued finds no line to grade
+        log.warning("queue unreachable; jobs of a deleted grade batch left", error=str(exc))
+    return Response(status_code=204)
+
+
+def _readable(session: SessionDep, key: CurrentKey, batch_id: str, action: str) -> GradeBatch:
+    """The team's batch whose lines are still kept, its read of them logged first."""
+    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    erasure.check_transcripts_kept(batch)
+    audit.note(session=session, key=key, action=action, object_type="grade_batch", object_id=batch_id)
+    return batch
+
+
 @router.get(
     "/{batch_id}/events",
     response_class=EventSourceResponse,
@@ -113,7 +151,7 @@ def get_results(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> service.BatchResultsPage:
     """Graded lines in line order, each with what POST /v1/grade answers for it."""
-    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    batch = _readable(session, key, batch_id, audit.READ_RESULTS)
     return service.results_page(session=session, batch=batch, cursor=cursor, limit=limit)
 
 
@@ -126,7 +164,7 @@ def get_errors(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> service.BadLinesPage:
     """Refused lines by number, each with the field at fault and why."""
-    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    batch = _readable(session, key, batch_id, audit.READ_ERRORS)
     return service.bad_lines_page(session=session, batch=batch, cursor=cursor, limit=limit)
 
 
@@ -139,7 +177,7 @@ def export_batch(
     format: Literal["csv", "jsonl"] = "jsonl",  # noqa: A002 - the query parameter's public name
 ) -> StreamingResponse:
     """Every graded line, streamed a page at a time: CSV (one row a line) or JSONL (one result a line)."""
-    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    batch = _readable(session, key, batch_id, audit.EXPORT)
     media = "text/csv" if format == "csv" else "application/x-ndjson"
     return StreamingResponse(
         service.export_chunks(state.deps.engine, batch.id, format),

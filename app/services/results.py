@@ -7,7 +7,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
-from app.errors import Conflict
+from app.errors import Conflict, Gone
 from app.grading.verdict import likert_view
 from app.schemas import ItemPublic, Leaderboard, LeaderboardEntry, ResultsPage
 from app.scoring.report import compute_report
@@ -63,6 +63,8 @@ def report(*, session: Session, evaluation: Evaluation, library: Library) -> dic
     """A finished evaluation serves the summary stored when it finished; a running one is computed live."""
     if evaluation.summary is not None:
         body = dict(evaluation.summary)
+    elif evaluation.transcripts_deleted_at is not None:
+        raise Gone("evaluation_id", "its transcripts were deleted before a report was made")
     elif evaluation.benchmark_version != library.version:
         raise Conflict(
             "benchmark_version", "this evaluation ran on another benchmark version and has no stored report"

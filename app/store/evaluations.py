@@ -66,8 +66,9 @@ def request_cancel(*, session: Session, evaluation: Evaluation) -> bool:
 
 
 def is_cancelled(*, session: Session, evaluation_id: str) -> bool:
+    """Cancelled, or deleted (its row gone): either way its calls stop."""
     status = session.exec(select(Evaluation.status).where(Evaluation.id == evaluation_id)).first()
-    return status == "cancelled"
+    return status is None or status == "cancelled"
 
 
 def progress(*, session: Session, evaluation_id: str) -> tuple[int, int]:
