@@ -7,7 +7,9 @@ A unique marker is sent in the batch's messages and in the target's replies; aft
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +26,7 @@ from app.store.migrate import upgrade
 from tests.routers.conftest import TARGET_URL, chat_reply, make_target
 from tests.routers.test_grade_batches import JSONL, wait_settled
 from tests.security.conftest import make_team
-from tests.waits import settled
+from tests.waits import eventually, settled
 
 
 @pytest.fixture
@@ -86,14 +88,17 @@ def sqlite_bytes(engine: Engine) -> bytes:
     return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
-def table_text(engine: Engine) -> str:
-    """Every row of every table, as text."""
-    parts = []
+def table_texts(engine: Engine) -> dict[str, str]:
+    """Every row of every table, as text, by table."""
     with engine.connect() as conn:
-        for table in inspect(engine).get_table_names():
-            rows = conn.execute(text(f'SELECT * FROM "{table}"')).all()
-            parts.append(f"{table}: {[tuple(map(str, row)) for row in rows]}")
-    return "\n".join(parts)
+        return {
+            table: str([tuple(map(str, row)) for row in conn.execute(text(f'SELECT * FROM "{table}"'))])
+            for table in inspect(engine).get_table_names()
+        }
+
+
+def table_text(engine: Engine) -> str:
+    return "\n".join(table_texts(engine).values())
 
 
 def assert_gone(client: TestClient, evaluation_id: str, batch_id: str, marker: str) -> None:
@@ -227,3 +232,28 @@ def test_deleted_words_are_in_no_postgresql_table(
         assert marker not in table_text(engine)
     out, err = capfd.readouterr()
     assert marker not in out and marker not in err
+
+
+def test_deleting_a_running_evaluation_cuts_its_calls_and_keeps_nothing(
+    client: TestClient, mock_target: respx.MockRouter
+) -> None:
+    calling, cut = threading.Event(), threading.Event()
+
+    async def slow(request: httpx.Request) -> httpx.Response:
+        calling.set()
+        try:
+            await asyncio.sleep(600)  # only a cancel ends this call
+        except asyncio.CancelledError:
+            cut.set()
+            raise
+        return chat_reply("{}")
+
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=slow)
+    evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
+    eventually(calling.is_set, what="the first call to the target")
+    assert client.delete(f"/v1/evaluations/{evaluation_id}").status_code == 204
+    eventually(cut.is_set, what="the in-flight call to be cut")
+    assert client.get(f"/v1/evaluations/{evaluation_id}").status_code == 404
+    engine = client.app.state.helmbench.deps.engine  # type: ignore[attr-defined]
+    naming = {table for table, rows in table_texts(engine).items() if evaluation_id in rows}
+    assert naming == {"audit_event"}  # only the record of the delete names it
