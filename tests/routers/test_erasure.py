@@ -16,7 +16,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 import respx
+from arq.constants import job_key_prefix
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, inspect, text
 
@@ -257,3 +259,51 @@ def test_deleting_a_running_evaluation_cuts_its_calls_and_keeps_nothing(
     engine = client.app.state.helmbench.deps.engine  # type: ignore[attr-defined]
     naming = {table for table, rows in table_texts(engine).items() if evaluation_id in rows}
     assert naming == {"audit_event"}  # only the record of the delete names it
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+def test_scale_out_drops_the_queued_jobs_of_what_is_deleted(
+    settings: Settings, redis_url: str, postgres_url: str, marker: str
+) -> None:
+    """Redis + PostgreSQL: the API only queued the work; after the deletes no job is left in the queue or
+    defined in Redis, and no table holds the words."""
+    scale_out = settings.model_copy(
+        update={
+            "redis_url": redis_url,
+            "database_url": postgres_url,
+            "queue_name": f"helmbench:test:{uuid.uuid4().hex[:8]}",
+            "grade_batch_shard_lines": 2,
+        }
+    )
+    upgrade(scale_out)
+    with TestClient(create_app(scale_out)) as client:
+        client.headers["Authorization"] = f"Bearer {(scale_out.var_dir / 'admin.key').read_text().strip()}"
+        engine = client.app.state.helmbench.deps.engine  # type: ignore[attr-defined]
+        evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
+        batch_id = client.post("/v1/grade/batches", content=marked_batch(marker), headers=JSONL).json()["id"]
+        assert queued_jobs(redis_url, scale_out.queue_name) == 1 + 3
+        jobs = [f"{evaluation_id}:shard:0", *(f"{batch_id}:grade:{shard}" for shard in range(3))]
+        assert defined_jobs(redis_url, jobs) == 4
+        assert client.delete(f"/v1/evaluations/{evaluation_id}").status_code == 204
+        assert client.delete(f"/v1/grade/batches/{batch_id}").status_code == 204
+        assert queued_jobs(redis_url, scale_out.queue_name) == 0
+        assert defined_jobs(redis_url, jobs) == 0
+        assert marker not in table_text(engine)
+
+
+def queued_jobs(redis_url: str, queue_name: str) -> int:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        return int(client.zcard(queue_name))
+    finally:
+        client.close()
+
+
+def defined_jobs(redis_url: str, job_ids: list[str]) -> int:
+    """How many of these jobs Redis still holds a definition (their arguments) of."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        return int(client.exists(*(job_key_prefix + job_id for job_id in job_ids)))
+    finally:
+        client.close()
