@@ -45,6 +45,7 @@ from app.services.board import BoardCache
 from app.services.evaluations import warm_plans
 from app.services.events import STATUS_MAX_STALE_S
 from app.services.regressions import check_for_regressions
+from app.services.retention import start_retention, stop_retention
 from app.services.schedules import start_scheduler, stop_scheduler
 from app.store import grade_batches as grade_batch_store
 from app.store.keys import ensure_admin_key
@@ -120,11 +121,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         webhooks_task = start_delivery(deps)
         reconciler = start_reconciler(deps, queue, grace_s=requeue_grace_s(settings))
         scheduler = start_scheduler(deps, queue)
+        retention = start_retention(deps)
         warming = asyncio.create_task(asyncio.to_thread(warm_plans, settings, deps.library))
         try:
             yield
         finally:
             await warming
+            await stop_retention(retention)
             await stop_scheduler(scheduler)
             await stop_reconciler(reconciler)
             await stop_delivery(webhooks_task)

@@ -10,6 +10,7 @@ from sqlmodel import Session
 from app.benchmark.loader import Library
 from app.errors import Gone
 from app.scoring.grade_batch import compute_summary
+from app.services.results import transcripts_note
 from app.store.models import GradeBatch
 
 
@@ -25,4 +26,5 @@ def batch_report(*, session: Session, batch: GradeBatch, library: Library) -> di
         "benchmark_version": library.version,
         "bad_lines": batch.bad,
         **body,
+        **transcripts_note(batch),
     }

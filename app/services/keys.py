@@ -29,7 +29,26 @@ def key_public(key: ApiKey) -> KeyPublic:
 
 
 def team_public(team: Team) -> TeamPublic:
-    return TeamPublic(id=team.id, name=team.name, platform=team.platform, created_at=team.created_at)
+    return TeamPublic(
+        id=team.id,
+        name=team.name,
+        platform=team.platform,
+        created_at=team.created_at,
+        transcript_retention_days=team.transcript_retention_days,
+    )
+
+
+def set_retention(*, session: Session, actor: ApiKey, team_id: str, days: int | None) -> TeamPublic:
+    """A team's admins (or a platform admin) set how long its transcripts are kept."""
+    team = key_store.get_team(
+        session=session, team_id=_team_for(session=session, actor=actor, team_id=team_id)
+    )
+    if team is None:
+        raise NotFound("team_id", f"no team {team_id!r}")
+    team.transcript_retention_days = days
+    session.add(team)
+    session.flush()
+    return team_public(team)
 
 
 def _team_for(*, session: Session, actor: ApiKey, team_id: str | None) -> str:

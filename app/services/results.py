@@ -15,7 +15,7 @@ from app.services.board import Board, BoardQuery, compute_board, entry_json, pag
 from app.services.calibration import calibration
 from app.store import items as item_store
 from app.store import paging
-from app.store.models import Evaluation, EvaluationItem
+from app.store.models import Evaluation, EvaluationItem, GradeBatch
 
 
 def _item_public(row: EvaluationItem) -> ItemPublic:
@@ -74,7 +74,21 @@ def report(*, session: Session, evaluation: Evaluation, library: Library) -> dic
             session=session, evaluation_id=evaluation.id, library=library, suite=evaluation.suite
         )
     body["calibration"] = calibration(session=session, evaluation_id=evaluation.id)
-    return {"evaluation_id": evaluation.id, "status": evaluation.status, **body}
+    return {
+        "evaluation_id": evaluation.id,
+        "status": evaluation.status,
+        **body,
+        **transcripts_note(evaluation),
+    }
+
+
+def transcripts_note(subject: Evaluation | GradeBatch) -> dict[str, str]:
+    """What became of the text behind a report: removed by retention, or deleted with the report kept."""
+    if subject.transcripts_deleted_at is not None:
+        return {"transcripts": "deleted; only this report was kept"}
+    if subject.transcripts_removed_after_days is not None:
+        return {"transcripts": f"transcripts removed after {subject.transcripts_removed_after_days} days"}
+    return {}
 
 
 def leaderboard(

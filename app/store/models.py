@@ -154,6 +154,8 @@ class Evaluation(SQLModel, table=True):
     budget_stopped_at: datetime | None = None
     # Set when the transcripts were erased and only the report kept: results then answer 410, not rows.
     transcripts_deleted_at: datetime | None = None
+    # Set when the retention sweep removed the items' text (the grades stay): after how many days.
+    transcripts_removed_after_days: int | None = None
 
 
 class EvaluationItem(SQLModel, table=True):
@@ -397,6 +399,8 @@ class GradeBatch(SQLModel, table=True):
     finished_at: datetime | None = None
     # Set when the lines were erased and only the report kept: results then answer 410.
     transcripts_deleted_at: datetime | None = None
+    # Set when the retention sweep removed the lines' transcripts (the grades stay): after how many days.
+    transcripts_removed_after_days: int | None = None
 
 
 class GradeBatchLine(SQLModel, table=True):

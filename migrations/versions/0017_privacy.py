@@ -57,17 +57,17 @@ def upgrade() -> None:
             op.execute(statement)
     with op.batch_alter_table("team") as batch:
         batch.add_column(sa.Column("transcript_retention_days", sa.Integer(), nullable=True))
-    with op.batch_alter_table("evaluation") as batch:
-        batch.add_column(sa.Column("transcripts_deleted_at", UTCDateTime(), nullable=True))
-    with op.batch_alter_table("grade_batch") as batch:
-        batch.add_column(sa.Column("transcripts_deleted_at", UTCDateTime(), nullable=True))
+    for table in ("evaluation", "grade_batch"):
+        with op.batch_alter_table(table) as batch:
+            batch.add_column(sa.Column("transcripts_deleted_at", UTCDateTime(), nullable=True))
+            batch.add_column(sa.Column("transcripts_removed_after_days", sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("grade_batch") as batch:
-        batch.drop_column("transcripts_deleted_at")
-    with op.batch_alter_table("evaluation") as batch:
-        batch.drop_column("transcripts_deleted_at")
+    for table in ("grade_batch", "evaluation"):
+        with op.batch_alter_table(table) as batch:
+            batch.drop_column("transcripts_removed_after_days")
+            batch.drop_column("transcripts_deleted_at")
     with op.batch_alter_table("team") as batch:
         batch.drop_column("transcript_retention_days")
     if op.get_bind().dialect.name == "postgresql":
