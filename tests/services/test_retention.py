@@ -14,14 +14,21 @@ from sqlalchemy import Engine, update
 from app.config import Settings
 from app.main import create_app
 from app.services.retention import Swept, sweep_once
+from app.store.migrate import upgrade
 from app.store.models import Evaluation, GradeBatch, utcnow
 from tests.routers.conftest import TARGET_URL
 from tests.routers.test_erasure import marked_bot, run_marked, sqlite_bytes, table_text
 
 
-@pytest.fixture
-def retained(settings: Settings, marker: str) -> Iterator[tuple[TestClient, Settings]]:
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def retained(
+    request: pytest.FixtureRequest, settings: Settings, marker: str
+) -> Iterator[tuple[TestClient, Settings]]:
+    """The app with a 30-day service default, on SQLite (the embedded default) and on PostgreSQL."""
     kept = settings.model_copy(update={"transcript_retention_days": 30})
+    if request.param == "postgres":
+        kept = kept.model_copy(update={"database_url": request.getfixturevalue("postgres_url")})
+        upgrade(kept)
     with (
         respx.mock(using="httpx", assert_all_called=False) as router,
         TestClient(create_app(kept)) as client,
@@ -60,7 +67,8 @@ def test_old_text_is_removed_and_the_grades_and_reports_stay(
     assert sweep_once(engine, settings) == Swept(1, 1)
     assert sweep_once(engine, settings) == Swept(0, 0)
 
-    assert marker.encode() not in sqlite_bytes(engine)
+    if engine.dialect.name == "sqlite":
+        assert marker.encode() not in sqlite_bytes(engine)
     assert marker not in table_text(engine)
     items = client.get(f"/v1/evaluations/{evaluation_id}/results").json()["items"]
     assert [i["verdict"] for i in items] == verdicts
