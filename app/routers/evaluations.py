@@ -24,6 +24,7 @@ from app.services import audit, erasure
 from app.services import results as results_service
 from app.services.evaluations import create_evaluation, public_evaluation
 from app.services.events import status_document
+from app.services.redaction import redact_results, redactor_for
 from app.store import evaluations as ev_store
 from app.store import paging
 from app.store.models import Evaluation
@@ -168,13 +169,18 @@ def get_results(
     library: LibraryDep,
     cursor: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    redact: Annotated[
+        bool,
+        Query(description="Mask e-mail addresses, phone numbers (crisis lines kept) and street addresses."),
+    ] = False,
 ) -> ResultsPage:
     evaluation = _get(session, key.team_id, evaluation_id)
     erasure.check_transcripts_kept(evaluation)
     audit.note(
         session=session, key=key, action=audit.READ_RESULTS, object_type="evaluation", object_id=evaluation_id
     )
-    return results_service.results_page(session=session, evaluation=evaluation, cursor=cursor, limit=limit)
+    page = results_service.results_page(session=session, evaluation=evaluation, cursor=cursor, limit=limit)
+    return redact_results(page, redactor_for(library), library) if redact else page
 
 
 @router.get("/{evaluation_id}/report")

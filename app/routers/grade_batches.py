@@ -17,6 +17,7 @@ from app.services import audit, erasure
 from app.services import grade_batches as service
 from app.services.events import parse_last_event_id
 from app.services.grade_batch_report import batch_report
+from app.services.redaction import redactor_for
 from app.store.grade_batches import shard_count
 from app.store.models import GradeBatch
 
@@ -49,7 +50,18 @@ def check_content_type(content_type: str | None) -> None:
 
 @router.post("", status_code=202, response_model=service.GradeBatchAccepted, openapi_extra=_UPLOAD_DOC)
 async def upload_batch(
-    request: Request, key: CurrentKey, state: StateDep, queue: QueueDep, response: Response
+    request: Request,
+    key: CurrentKey,
+    state: StateDep,
+    queue: QueueDep,
+    response: Response,
+    redact: Annotated[
+        bool,
+        Query(
+            description="Mask e-mail addresses, phone numbers (crisis lines kept) and street addresses "
+            "before the lines are stored and graded."
+        ),
+    ] = False,
 ) -> service.GradeBatchAccepted:
     """Store every line of the upload, then grade the batch in the background (202 at once after the upload).
 
@@ -58,7 +70,11 @@ async def upload_batch(
     """
     check_content_type(request.headers.get("content-type"))
     batch = await service.ingest(
-        chunks=request.stream(), engine=state.deps.engine, settings=state.deps.settings, team_id=key.team_id
+        chunks=request.stream(),
+        engine=state.deps.engine,
+        settings=state.deps.settings,
+        team_id=key.team_id,
+        redactor=redactor_for(state.deps.library) if redact else None,
     )
     if batch.status != "succeeded":
         try:
