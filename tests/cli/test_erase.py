@@ -25,6 +25,9 @@ def test_delete_an_evaluation_keeping_its_report_and_a_batch(server: tuple[str, 
     ).json()
     eventually(lambda: api.get(f"/v1/grade/batches/{batch['id']}")["status"] == "succeeded", what="the batch")
 
+    code, out, err = cli("export", evaluation_id, "--redact", *auth)
+    assert code == 0 and len(out.splitlines()) == 2, err
+
     code, out, err = cli("delete-evaluation", evaluation_id, "--keep-report", *auth)
     assert code == 0 and out.strip() == f"{evaluation_id} deleted (its report kept)", err
     assert api.http.get(f"/v1/evaluations/{evaluation_id}/results").status_code == 410
