@@ -78,6 +78,8 @@ def test_old_text_is_removed_and_the_grades_and_reports_stay(
     assert kept["transcripts"] == "transcripts removed after 30 days"
     lines = client.get(f"/v1/grade/batches/{batch_id}/results").json()["items"]
     assert len(lines) == 6 and all(line["result"]["verdict"] for line in lines)
+    page = client.get(f"/evaluations/{evaluation_id}").text
+    assert "Transcripts removed after 30 days" in page and marker not in page
     batch_report = client.get(f"/v1/grade/batches/{batch_id}/report").json()
     assert batch_report["transcripts"] == "transcripts removed after 30 days"
     out, err = capfd.readouterr()
