@@ -425,9 +425,10 @@ class TeamUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     transcript_retention_days: int | None = Field(
+        default=None,
         ge=1,
         le=36500,
-        description="Days to keep transcripts after a run finishes; null: the service default.",
+        description="Days to keep transcripts after a run finishes; null: the service default; left out: unchanged.",
     )
 
 

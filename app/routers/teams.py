@@ -38,8 +38,6 @@ def get_team(team_id: str, key: CurrentKey, session: SessionDep) -> TeamPublic:
 @router.patch("/{team_id}", response_model=TeamPublic)
 def update_team(team_id: str, body: TeamUpdate, admin: AdminKey, session: SessionDep) -> TeamPublic:
     """Set how long the team's transcripts are kept (the team's admins, or a platform admin)."""
-    team = key_service.set_retention(
-        session=session, actor=admin, team_id=team_id, days=body.transcript_retention_days
-    )
+    team = key_service.update_team(session=session, actor=admin, team_id=team_id, body=body)
     session.commit()
     return team

@@ -57,7 +57,7 @@ def test_reads_of_transcripts_and_deletes_are_logged_newest_first(
     ]
     me = client.get("/v1/keys").json()[0]
     assert {(e["key_id"], e["team_id"]) for e in events} == {(me["id"], me["team_id"])}
-    assert [e["object_id"] for e in all_events(client, object_id=evaluation_id)] == [evaluation_id] * 2
+    assert [e["object_id"] for e in all_events(client, object=evaluation_id)] == [evaluation_id] * 2
 
 
 def test_only_admins_read_it_and_a_team_admin_sees_its_own(client: TestClient) -> None:
