@@ -237,8 +237,9 @@ def test_deleted_words_are_in_no_postgresql_table(
     assert marker not in out and marker not in err
 
 
+@pytest.mark.parametrize("keep_report", [False, True])
 def test_deleting_a_running_evaluation_cuts_its_calls_and_keeps_nothing(
-    client: TestClient, mock_target: respx.MockRouter
+    client: TestClient, mock_target: respx.MockRouter, keep_report: bool
 ) -> None:
     calling, cut = threading.Event(), threading.Event()
 
@@ -254,12 +255,18 @@ def test_deleting_a_running_evaluation_cuts_its_calls_and_keeps_nothing(
     mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=slow)
     evaluation_id = client.post("/v1/evaluations", json={"target_id": make_target(client)}).json()["id"]
     eventually(calling.is_set, what="the first call to the target")
-    assert client.delete(f"/v1/evaluations/{evaluation_id}").status_code == 204
+    params = {"keep_report": str(keep_report).lower()}
+    assert client.delete(f"/v1/evaluations/{evaluation_id}", params=params).status_code == 204
     eventually(cut.is_set, what="the in-flight call to be cut")
-    assert client.get(f"/v1/evaluations/{evaluation_id}").status_code == 404
     engine = client.app.state.helmbench.deps.engine  # type: ignore[attr-defined]
     naming = {table for table, rows in table_texts(engine).items() if evaluation_id in rows}
-    assert naming == {"audit_event"}  # only the record of the delete names it
+    if keep_report:  # cancelled, with the report of what it had done (nothing)
+        assert client.get(f"/v1/evaluations/{evaluation_id}").json()["status"] == "cancelled"
+        assert client.get(f"/v1/evaluations/{evaluation_id}/report").status_code == 200
+        assert naming == {"audit_event", "evaluation"}
+    else:
+        assert client.get(f"/v1/evaluations/{evaluation_id}").status_code == 404
+        assert naming == {"audit_event"}  # only the record of the delete names it
 
 
 @pytest.mark.redis
