@@ -140,6 +140,20 @@ class Settings(BaseSettings):
         description="How often every API process and worker looks for due schedules; each due tick is "
         "claimed in the database, so it starts once however many look.",
     )
+    transcript_retention_days: int | None = Field(
+        default=None,
+        ge=1,
+        le=36500,
+        description="Service default for how long the text of items and grade batch lines is kept after its "
+        "evaluation or batch finished; a team's own transcript_retention_days wins. Unset: until deleted.",
+    )
+    retention_period_s: float = Field(
+        default=3600.0,
+        gt=0,
+        le=86400,
+        description="How often one process (chosen by a database lease) removes the text that outlived its "
+        "retention, keeping the grades and reports.",
+    )
     scheduler_clock_rate: float = Field(
         default=1.0,
         ge=1.0,

@@ -21,6 +21,10 @@ class NotFound(DomainError):
     """No such thing, or not one the caller may see (another team's rows look absent, not forbidden)."""
 
 
+class Gone(DomainError):
+    """It existed, and what was asked for was deleted on purpose (transcripts erased, the report kept)."""
+
+
 class Conflict(DomainError):
     """Well formed, but at odds with what is stored (a reused idempotency key, the last admin key)."""
 

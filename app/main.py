@@ -24,7 +24,18 @@ from app.queue.arq_queue import ArqQueue
 from app.queue.base import JobQueue, QueueUnavailable, lost_shard_grace_s
 from app.queue.database import DatabaseQueue
 from app.queue.inprocess import InProcessQueue
-from app.routers import compare, evaluations, grade_batches, keys, labels, public, schedules, targets, teams
+from app.routers import (
+    audit,
+    compare,
+    evaluations,
+    grade_batches,
+    keys,
+    labels,
+    public,
+    schedules,
+    targets,
+    teams,
+)
 from app.routers import events as events_router
 from app.routers import grade as grade_router
 from app.routers import metrics as metrics_router
@@ -36,6 +47,7 @@ from app.services.board import BoardCache
 from app.services.evaluations import warm_plans
 from app.services.events import STATUS_MAX_STALE_S
 from app.services.regressions import check_for_regressions
+from app.services.retention import start_retention, stop_retention
 from app.services.schedules import start_scheduler, stop_scheduler
 from app.store import grade_batches as grade_batch_store
 from app.store.keys import ensure_admin_key
@@ -111,11 +123,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         webhooks_task = start_delivery(deps)
         reconciler = start_reconciler(deps, queue, grace_s=requeue_grace_s(settings))
         scheduler = start_scheduler(deps, queue)
+        retention = start_retention(deps)
         warming = asyncio.create_task(asyncio.to_thread(warm_plans, settings, deps.library))
         try:
             yield
         finally:
             await warming
+            await stop_retention(retention)
             await stop_scheduler(scheduler)
             await stop_reconciler(reconciler)
             await stop_delivery(webhooks_task)
@@ -157,6 +171,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(compare.router)
     app.include_router(labels.router)
     app.include_router(schedules.router)
+    app.include_router(audit.router)
     app.include_router(pages_router)
     document_problems(app)  # after every router: it documents them all
     return app

@@ -476,6 +476,21 @@ class TeamPublic(BaseModel):
     name: str
     platform: bool
     created_at: datetime
+    transcript_retention_days: int | None = Field(
+        default=None,
+        description="Days the text of finished items and batch lines is kept (null: the default).",
+    )
+
+
+class TeamUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    transcript_retention_days: int | None = Field(
+        default=None,
+        ge=1,
+        le=36500,
+        description="Days to keep transcripts after a run finishes; null: the service default; left out: unchanged.",
+    )
 
 
 class TeamCreated(TeamPublic):

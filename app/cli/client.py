@@ -518,6 +518,9 @@ def export(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
+    redact: Annotated[
+        bool, typer.Option("--redact", help="Mask e-mail addresses, phone numbers and street addresses.")
+    ] = False,
 ) -> None:
     """Export items as JSON Lines (all result pages) or the report's aggregates as CSV."""
     if fmt not in ("jsonl", "csv"):
@@ -530,7 +533,9 @@ def export(
             if fmt == "jsonl":
                 cursor: str | None = None
                 while True:
-                    params = {"limit": 1000, **({"cursor": cursor} if cursor else {})}
+                    params: dict[str, Any] = {"limit": 1000, **({"cursor": cursor} if cursor else {})}
+                    if redact:
+                        params["redact"] = "true"
                     page = api.get(f"/v1/evaluations/{evaluation_id}/results", params=params)
                     for item in page["items"]:
                         out.write(json.dumps(item, ensure_ascii=False) + "\n")

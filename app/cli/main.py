@@ -1,4 +1,5 @@
-"""`helmbench`: serve, worker, db, keys, data, grade, gate, example target and simulator; each one engine call."""
+"""`helmbench`: serve, worker, db, keys, data, grade, gate, delete, example target and simulator; each one engine
+call."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import typer
 
 from app.cli import client
 from app.cli.data import data_app
+from app.cli.erase import delete_batch, delete_evaluation
 from app.cli.gate import gate
 from app.cli.grade import grade
 from app.cli.keys import keys_app
@@ -26,6 +28,8 @@ for _command in (client.submit, client.watch, client.report, client.compare, cli
     app.command()(_command)  # the API client: helmbench submit/watch/report/compare/export
 app.command("grade")(grade)
 app.command("gate")(gate)
+app.command("delete-evaluation")(delete_evaluation)
+app.command("delete-batch")(delete_batch)
 
 
 @app.command()

@@ -64,6 +64,12 @@ class BodyCache:
             return None
         return hit[3], hit[4]
 
+    def forget(self, mentions: str) -> None:
+        """Drop every body kept under a key naming `mentions` (a deleted evaluation's status documents)."""
+        with self._lock:
+            for key in [k for k in self._entries if isinstance(k, tuple) and mentions in k]:
+                del self._entries[key]
+
     def put(self, key: Hashable, body: bytes, fresh_s: float) -> tuple[bytes, str]:
         """Keep a body just built for fresh_s seconds; its own hash is its stamp."""
         return self.get_or_render(key, etag_for(body), lambda: body, fresh_s)

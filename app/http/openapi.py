@@ -44,6 +44,7 @@ PROBLEMS = {
     "404": "Not found (also: another team's resource)",
     "408": "The request body did not arrive in time",
     "409": "Conflict with the resource's state",
+    "410": "Deleted on purpose: its transcripts were erased (only the report was kept)",
     "413": "Request body too large",
     "422": "Invalid request; `field` names the input at fault",
     "429": "Rate or concurrency limit; see Retry-After",

@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.errors import (
     Conflict,
     DomainError,
+    Gone,
     Invalid,
     NotFound,
     Stalled,
@@ -52,6 +53,7 @@ class Problem(Exception):
 DOMAIN_STATUSES: tuple[tuple[type[DomainError], int, str], ...] = (
     (NotFound, 404, "Not found"),
     (Conflict, 409, "Conflict"),
+    (Gone, 410, "Gone"),
     (Unreadable, 400, "Bad request"),
     (Invalid, 422, "Invalid request"),
     (TooLarge, 413, "Content too large"),

@@ -19,7 +19,9 @@ from app.deps import AppState, LibraryDep, SessionDep, check_key, get_state
 from app.http.caching import PUBLIC_CACHE, conditional_body
 from app.pages import format as fmt
 from app.pages.views import board_versions, board_view, report_view
+from app.services import audit
 from app.services.board import Board, BoardCache, Render, board_query, common_queries
+from app.store.models import ApiKey
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 templates.env.filters.update(pct=fmt.pct, interval=fmt.interval, score=fmt.score)
@@ -28,16 +30,16 @@ _bearer = HTTPBearer(auto_error=False)
 HTML = "text/html; charset=utf-8"
 
 
-def viewer_team(
+def viewer_key(
     request: Request,
     state: Annotated[AppState, Depends(get_state)],
     session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> str | None:
+) -> ApiKey | None:
     """Browsers send no key and see public pages; a Bearer key (checked as the API does) adds its team's."""
     if credentials is None:
         return None
-    return check_key(request, state, session, credentials).team_id
+    return check_key(request, state, session, credentials)
 
 
 def board_page_key(
@@ -130,9 +132,18 @@ def report_page(
     evaluation_id: str,
     session: SessionDep,
     library: LibraryDep,
-    team_id: Annotated[str | None, Depends(viewer_team)],
+    key: Annotated[ApiKey | None, Depends(viewer_key)],
 ) -> HTMLResponse:
+    team_id = key.team_id if key else None
     view = report_view(session=session, library=library, evaluation_id=evaluation_id, team_id=team_id)
     if view is None:
         return templates.TemplateResponse(request, "not_found.html", {"what": evaluation_id}, status_code=404)
+    if key is not None:  # a team's own page shows its failed items' transcripts
+        audit.note(
+            session=session,
+            key=key,
+            action=audit.READ_PAGE,
+            object_type="evaluation",
+            object_id=evaluation_id,
+        )
     return templates.TemplateResponse(request, "report.html", {"view": view})

@@ -106,6 +106,20 @@ class ArqQueue:
             raise QueueUnavailable(f"Redis: {type(exc).__name__}: {exc}") from exc
         return added
 
+    async def drop(self, job_ids: Sequence[str]) -> int:
+        """Take waiting jobs off the queue and delete their definitions; one in progress runs on and finds its
+        subject gone. Jobs carry only ids, but nothing about a deleted subject is left to run."""
+        dropped = 0
+        try:
+            for job_id in job_ids:
+                if await self._pool.exists(in_progress_key_prefix + job_id):
+                    continue
+                dropped += int(await self._pool.zrem(self._queue_name, job_id))
+                await self._pool.delete(job_key_prefix + job_id, result_key_prefix + job_id)
+        except REDIS_ERRORS as exc:
+            raise QueueUnavailable(f"Redis: {type(exc).__name__}: {exc}") from exc
+        return dropped
+
     async def depth(self) -> int:
         return int(await self._pool.zcard(self._queue_name))
 

@@ -65,6 +65,11 @@ class JobQueue(Protocol):
         """Queue one line range of a batch again unless it is queued or held; True if it was queued now."""
         ...
 
+    async def drop(self, job_ids: Sequence[str]) -> int:
+        """Remove these jobs where they still wait (their subject was deleted); a job already running is left
+        to end by itself. Returns how many were removed."""
+        ...
+
     async def depth(self) -> int:
         """Shard jobs queued or running (for /metrics)."""
         ...

@@ -70,6 +70,10 @@ class DatabaseQueue:
         """As requeue_shard, for one line range of a grade batch."""
         return bool(await self._enqueue([(grade_batch_job_id(batch_id, shard), GRADE, batch_id, shard)]))
 
+    async def drop(self, job_ids: Sequence[str]) -> int:
+        """Rows no worker holds are deleted (the erase deletes them too, in its own transaction)."""
+        return await asyncio.to_thread(job_store.drop_waiting, engine=self._engine, job_ids=list(job_ids))
+
     async def depth(self) -> int:
         return await asyncio.to_thread(job_store.job_count, engine=self._engine)
 

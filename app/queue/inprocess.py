@@ -101,6 +101,13 @@ class InProcessQueue:
             self._running.discard(job_id)
             self._tasks.pop(job_id, None)
 
+    async def drop(self, job_ids: Sequence[str]) -> int:
+        """Cancel the tasks still waiting for a place; a running one stops at its next look at the database."""
+        waiting = [self._tasks[j] for j in job_ids if j in self._tasks and j not in self._running]
+        for task in waiting:
+            task.cancel()
+        return len(waiting)
+
     async def depth(self) -> int:
         return len(self._tasks)
 

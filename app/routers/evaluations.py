@@ -20,10 +20,12 @@ from app.schemas import (
     ResultsPage,
     RunPlan,
 )
+from app.services import audit, erasure
 from app.services import results as results_service
 from app.services.evaluations import create_evaluation, public_evaluation
 from app.services.events import status_document
 from app.services.probes import prober
+from app.services.redaction import redact_results, redactor_for
 from app.store import evaluations as ev_store
 from app.store import paging
 from app.store.models import Evaluation
@@ -133,6 +135,37 @@ def cancel_evaluation(evaluation_id: str, key: CurrentKey, session: SessionDep) 
     return public_evaluation(session=session, evaluation=evaluation)
 
 
+@router.delete("/{evaluation_id}", status_code=204)
+async def delete_evaluation(
+    evaluation_id: str,
+    request: Request,
+    key: CurrentKey,
+    session: SessionDep,
+    library: LibraryDep,
+    queue: QueueDep,
+    keep_report: Annotated[
+        bool, Query(description="Keep the aggregate report (no text in it); results then answer 410.")
+    ] = False,
+) -> Response:
+    """Delete the evaluation and every message, reply and judge answer of it (a running one is cancelled);
+    the owning team's keys or a platform admin. Without keep_report everything of it answers 404 after."""
+    jobs = await run_in_threadpool(
+        erasure.delete_evaluation,
+        session=session,
+        library=library,
+        key=key,
+        evaluation_id=evaluation_id,
+        keep_report=keep_report,
+    )
+    # this process's kept status documents (others' age out within seconds; they hold no text)
+    request.app.state.body_cache.forget(evaluation_id)
+    try:
+        await queue.drop(jobs)
+    except QueueUnavailable as exc:  # a job left queued finds the evaluation gone and does nothing
+        log.warning("queue unreachable; jobs of a deleted evaluation left", error=str(exc))
+    return Response(status_code=204)
+
+
 @router.get("/{evaluation_id}/results", response_model=ResultsPage)
 def get_evaluation_results(
     evaluation_id: str,
@@ -141,9 +174,18 @@ def get_evaluation_results(
     library: LibraryDep,
     cursor: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    redact: Annotated[
+        bool,
+        Query(description="Mask e-mail addresses, phone numbers (crisis lines kept) and street addresses."),
+    ] = False,
 ) -> ResultsPage:
     evaluation = _get(session, key.team_id, evaluation_id)
-    return results_service.results_page(session=session, evaluation=evaluation, cursor=cursor, limit=limit)
+    erasure.check_transcripts_kept(evaluation)
+    audit.note(
+        session=session, key=key, action=audit.READ_RESULTS, object_type="evaluation", object_id=evaluation_id
+    )
+    page = results_service.results_page(session=session, evaluation=evaluation, cursor=cursor, limit=limit)
+    return redact_results(page, redactor_for(library), library) if redact else page
 
 
 @router.get("/{evaluation_id}/report")

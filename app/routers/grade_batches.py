@@ -6,16 +6,20 @@ from typing import Annotated, Any, Literal
 
 import structlog
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 from sse_starlette import EventSourceResponse
 
 from app.deps import AppState, CurrentKey, LibraryDep, QueueDep, SessionDep, get_state
 from app.http.problems import Problem
 from app.queue.base import QueueUnavailable
+from app.services import audit, erasure
 from app.services import grade_batches as service
 from app.services.events import parse_last_event_id
 from app.services.grade_batch_report import batch_report
+from app.services.redaction import redactor_for
 from app.store.grade_batches import shard_count
+from app.store.models import GradeBatch
 
 log = structlog.get_logger("helmbench.api")
 router = APIRouter(prefix="/v1/grade/batches", tags=["grading"])
@@ -46,7 +50,18 @@ def check_content_type(content_type: str | None) -> None:
 
 @router.post("", status_code=202, response_model=service.GradeBatchAccepted, openapi_extra=_UPLOAD_DOC)
 async def upload_batch(
-    request: Request, key: CurrentKey, state: StateDep, queue: QueueDep, response: Response
+    request: Request,
+    key: CurrentKey,
+    state: StateDep,
+    queue: QueueDep,
+    response: Response,
+    redact: Annotated[
+        bool,
+        Query(
+            description="Mask e-mail addresses, phone numbers (crisis lines kept) and street addresses "
+            "before the lines are stored and graded."
+        ),
+    ] = False,
 ) -> service.GradeBatchAccepted:
     """Store every line of the upload, then grade the batch in the background (202 at once after the upload).
 
@@ -55,7 +70,11 @@ async def upload_batch(
     """
     check_content_type(request.headers.get("content-type"))
     batch = await service.ingest(
-        chunks=request.stream(), engine=state.deps.engine, settings=state.deps.settings, team_id=key.team_id
+        chunks=request.stream(),
+        engine=state.deps.engine,
+        settings=state.deps.settings,
+        team_id=key.team_id,
+        redactor=redactor_for(state.deps.library) if redact else None,
     )
     if batch.status != "succeeded":
         try:
@@ -73,6 +92,41 @@ async def upload_batch(
 def get_batch(batch_id: str, key: CurrentKey, session: SessionDep) -> service.GradeBatchPublic:
     """Status and progress: lines uploaded, graded, and refused."""
     return service.public_batch(service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id))
+
+
+@router.delete("/{batch_id}", status_code=204)
+async def delete_batch(
+    batch_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    state: StateDep,
+    queue: QueueDep,
+    keep_report: Annotated[
+        bool, Query(description="Keep the aggregate report (no text in it); results then answer 410.")
+    ] = False,
+) -> Response:
+    """Delete every line of the batch (grading stops); the owning team's keys or a platform admin."""
+    jobs = await run_in_threadpool(
+        erasure.delete_batch,
+        session=session,
+        settings=state.deps.settings,
+        key=key,
+        batch_id=batch_id,
+        keep_report=keep_report,
+    )
+    try:
+        await queue.drop(jobs)
+    except QueueUnavailable as exc:  # a job left queued finds no line to grade
+        log.warning("queue unreachable; jobs of a deleted grade batch left", error=str(exc))
+    return Response(status_code=204)
+
+
+def _readable(session: SessionDep, key: CurrentKey, batch_id: str, action: str) -> GradeBatch:
+    """The team's batch whose lines are still kept, its read of them logged first."""
+    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    erasure.check_transcripts_kept(batch)
+    audit.note(session=session, key=key, action=action, object_type="grade_batch", object_id=batch_id)
+    return batch
 
 
 @router.get(
@@ -113,7 +167,7 @@ def get_batch_results(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> service.BatchResultsPage:
     """Graded lines in line order, each with what POST /v1/grade answers for it."""
-    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    batch = _readable(session, key, batch_id, audit.READ_RESULTS)
     return service.results_page(session=session, batch=batch, cursor=cursor, limit=limit)
 
 
@@ -126,7 +180,7 @@ def get_batch_errors(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> service.BadLinesPage:
     """Refused lines by number, each with the field at fault and why."""
-    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    batch = _readable(session, key, batch_id, audit.READ_ERRORS)
     return service.bad_lines_page(session=session, batch=batch, cursor=cursor, limit=limit)
 
 
@@ -149,7 +203,7 @@ def export_batch(
     format: Literal["csv", "jsonl"] = "jsonl",  # noqa: A002 - the query parameter's public name
 ) -> StreamingResponse:
     """Every graded line, streamed a page at a time: CSV (one row a line) or JSONL (one result a line)."""
-    batch = service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id)
+    batch = _readable(session, key, batch_id, audit.EXPORT)
     return StreamingResponse(
         service.export_chunks(state.deps.engine, batch.id, format),
         media_type=EXPORT_MEDIA[format],

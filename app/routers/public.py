@@ -21,6 +21,7 @@ from app.http.caching import (
 from app.http.problems import DATABASE_RETRY_AFTER_S, Problem
 from app.queue.database import QueueNotReady
 from app.schemas import Leaderboard, ResultsPage
+from app.services import audit
 from app.services import results as results_service
 from app.services.board import Board, BoardCache, Render, board_query, common_queries, decode_cursor
 from app.services.catalogue import catalogue
@@ -143,6 +144,15 @@ def get_public_results(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> Response:
     """A published evaluation's items; transcripts only if its owner set share_transcripts."""
+    evaluation = public_evaluation_or_404(session=session, evaluation_id=evaluation_id)
+    if evaluation.share_transcripts:  # read without a key: logged as such
+        audit.note(
+            session=session,
+            key=None,
+            action=audit.READ_PUBLIC_RESULTS,
+            object_type="evaluation",
+            object_id=evaluation_id,
+        )
     page = public_results(session=session, evaluation_id=evaluation_id, cursor=cursor, limit=limit)
     return conditional_json(request, json_bytes(page), cache_control=PUBLIC_CACHE)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from app.deps import CurrentKey, PlatformAdminKey, SessionDep
+from app.deps import AdminKey, CurrentKey, PlatformAdminKey, SessionDep
 from app.errors import NotFound
-from app.schemas import TeamCreate, TeamCreated, TeamPublic
+from app.schemas import TeamCreate, TeamCreated, TeamPublic, TeamUpdate
 from app.services import keys as key_service
 
 router = APIRouter(prefix="/v1/teams", tags=["teams"])
@@ -33,3 +33,11 @@ def get_team(team_id: str, key: CurrentKey, session: SessionDep) -> TeamPublic:
         if team.id == team_id:
             return key_service.team_public(team)
     raise NotFound("team_id", f"no team {team_id!r}")
+
+
+@router.patch("/{team_id}", response_model=TeamPublic)
+def update_team(team_id: str, body: TeamUpdate, admin: AdminKey, session: SessionDep) -> TeamPublic:
+    """Set how long the team's transcripts are kept (the team's admins, or a platform admin)."""
+    team = key_service.update_team(session=session, actor=admin, team_id=team_id, body=body)
+    session.commit()
+    return team

@@ -437,7 +437,14 @@ class BoardCache:
                 if view.stamp != stamps[view.query.version or library.version]
                 and (
                     now - view.used < self.keep_s
-                    or (view.pinned and _has_entries(stamps[view.query.version or library.version]))
+                    # a pinned view follows its board even when the board empties (the last entry deleted)
+                    or (
+                        view.pinned
+                        and (
+                            view.stamp is not None
+                            or _has_entries(stamps[view.query.version or library.version])
+                        )
+                    )
                 )
             ]
             stale.sort(key=lambda v: (v.stamp is not None, -v.used))

@@ -21,7 +21,9 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.errors import DomainError, NotFound, Stalled, TooLarge
+from app.security.pii import Redactor
 from app.services.grading import parse_transcript_line
+from app.services.redaction import redact_transcript
 from app.store import grade_batches as store
 from app.store import paging
 from app.store.db import session_scope
@@ -114,7 +116,9 @@ async def split_lines(
         yield number + 1, None if too_long else bytes(pending)
 
 
-def line_row(number: int, raw: bytes | None, max_line_bytes: int) -> store.LineRow | None:
+def line_row(
+    number: int, raw: bytes | None, max_line_bytes: int, redactor: Redactor | None = None
+) -> store.LineRow | None:
     """A stored line for what arrived: its transcript, or the refusal with its field; None for a blank line."""
     if raw is None:
         return store.LineRow(
@@ -126,6 +130,8 @@ def line_row(number: int, raw: bytes | None, max_line_bytes: int) -> store.LineR
         transcript = parse_transcript_line(raw)
     except DomainError as exc:
         return store.LineRow(number, error_field=exc.field, error=exc.detail)
+    if redactor is not None:  # masked before it is stored: the clear text never reaches the database
+        transcript, _ = redact_transcript(transcript, redactor)
     return store.LineRow(number, transcript=transcript.model_dump_json())
 
 
@@ -135,7 +141,12 @@ def _in_scope(engine: Engine, fn: Callable[..., Any], /, **kwargs: Any) -> Any:
 
 
 async def ingest(
-    *, chunks: AsyncIterator[bytes], engine: Engine, settings: Settings, team_id: str
+    *,
+    chunks: AsyncIterator[bytes],
+    engine: Engine,
+    settings: Settings,
+    team_id: str,
+    redactor: Redactor | None = None,
 ) -> GradeBatch:
     """Store the upload in chunks and leave the batch queued; over the line limit, nothing is kept (413)."""
     batch_id: str = await run_in_threadpool(_in_scope, engine, _create, team_id=team_id)
@@ -146,7 +157,7 @@ async def ingest(
             chunks, max_line_bytes=settings.max_body_bytes, idle_timeout_s=settings.body_timeout_s
         ):
             last = number
-            row = line_row(number, raw, settings.max_body_bytes)
+            row = line_row(number, raw, settings.max_body_bytes, redactor)
             if row is None:
                 continue
             count += 1

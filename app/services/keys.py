@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from app.errors import Conflict, NotFound
-from app.schemas import KeyCreate, KeyCreated, KeyPublic, TeamCreated, TeamPublic
+from app.schemas import KeyCreate, KeyCreated, KeyPublic, TeamCreated, TeamPublic, TeamUpdate
 from app.store import keys as key_store
 from app.store.models import ApiKey, Team
 
@@ -29,7 +29,27 @@ def key_public(key: ApiKey) -> KeyPublic:
 
 
 def team_public(team: Team) -> TeamPublic:
-    return TeamPublic(id=team.id, name=team.name, platform=team.platform, created_at=team.created_at)
+    return TeamPublic(
+        id=team.id,
+        name=team.name,
+        platform=team.platform,
+        created_at=team.created_at,
+        transcript_retention_days=team.transcript_retention_days,
+    )
+
+
+def update_team(*, session: Session, actor: ApiKey, team_id: str, body: TeamUpdate) -> TeamPublic:
+    """A team's admins (or a platform admin) change its settings: the fields given, the rest kept."""
+    team = key_store.get_team(
+        session=session, team_id=_team_for(session=session, actor=actor, team_id=team_id)
+    )
+    if team is None:
+        raise NotFound("team_id", f"no team {team_id!r}")
+    if "transcript_retention_days" in body.model_fields_set:
+        team.transcript_retention_days = body.transcript_retention_days
+        session.add(team)
+        session.flush()
+    return team_public(team)
 
 
 def _team_for(*, session: Session, actor: ApiKey, team_id: str | None) -> str:

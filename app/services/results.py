@@ -7,7 +7,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
-from app.errors import Conflict
+from app.errors import Conflict, Gone
 from app.grading.verdict import likert_view
 from app.schemas import ItemPublic, Leaderboard, LeaderboardEntry, ResultsPage
 from app.scoring.report import compute_report
@@ -15,7 +15,7 @@ from app.services.board import Board, BoardQuery, compute_board, entry_json, pag
 from app.services.calibration import calibration
 from app.store import items as item_store
 from app.store import paging
-from app.store.models import Evaluation, EvaluationItem
+from app.store.models import Evaluation, EvaluationItem, GradeBatch
 
 
 def _item_public(row: EvaluationItem) -> ItemPublic:
@@ -63,6 +63,8 @@ def report(*, session: Session, evaluation: Evaluation, library: Library) -> dic
     """A finished evaluation serves the summary stored when it finished; a running one is computed live."""
     if evaluation.summary is not None:
         body = dict(evaluation.summary)
+    elif evaluation.transcripts_deleted_at is not None:
+        raise Gone("evaluation_id", "its transcripts were deleted before a report was made")
     elif evaluation.benchmark_version != library.version:
         raise Conflict(
             "benchmark_version", "this evaluation ran on another benchmark version and has no stored report"
@@ -72,7 +74,21 @@ def report(*, session: Session, evaluation: Evaluation, library: Library) -> dic
             session=session, evaluation_id=evaluation.id, library=library, suite=evaluation.suite
         )
     body["calibration"] = calibration(session=session, evaluation_id=evaluation.id)
-    return {"evaluation_id": evaluation.id, "status": evaluation.status, **body}
+    return {
+        "evaluation_id": evaluation.id,
+        "status": evaluation.status,
+        **body,
+        **transcripts_note(evaluation),
+    }
+
+
+def transcripts_note(subject: Evaluation | GradeBatch) -> dict[str, str]:
+    """What became of the text behind a report: removed by retention, or deleted with the report kept."""
+    if subject.transcripts_deleted_at is not None:
+        return {"transcripts": "deleted; only this report was kept"}
+    if subject.transcripts_removed_after_days is not None:
+        return {"transcripts": f"transcripts removed after {subject.transcripts_removed_after_days} days"}
+    return {}
 
 
 def leaderboard(

@@ -49,6 +49,8 @@ def make_engine(settings: Settings) -> Engine:
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
+            # Erased transcripts must not linger in free pages or freed cell space of the file: zero them.
+            cur.execute("PRAGMA secure_delete=ON")
             cur.close()
 
         return engine
@@ -84,6 +86,15 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+def checkpoint(engine: Engine) -> None:
+    """After an erase on SQLite, copy the WAL into the file and empty it, so the erased text's older page
+    images do not outlive it in the WAL; best effort (a reader holding an old snapshot defers it)."""
+    if engine.dialect.name != "sqlite":
+        return
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def ping(*, session: Session) -> None:

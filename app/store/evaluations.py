@@ -66,10 +66,10 @@ def request_cancel(*, session: Session, evaluation: Evaluation) -> bool:
 
 
 def is_cancelled(*, session: Session, evaluation_id: str) -> bool:
-    """Whether the evaluation was cancelled, or failed (a breaker in another process ended it): either way its
-    shards stop calling."""
+    """Cancelled, failed (a breaker in another process ended it) or deleted (its row gone): either way its shards
+    stop calling."""
     status = session.exec(select(Evaluation.status).where(Evaluation.id == evaluation_id)).first()
-    return status in ("cancelled", "failed")
+    return status is None or status in ("cancelled", "failed")
 
 
 def progress(*, session: Session, evaluation_id: str) -> tuple[int, int]:

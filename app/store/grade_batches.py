@@ -83,6 +83,15 @@ def get_batch(*, session: Session, team_id: str | None, batch_id: str) -> GradeB
     return batch
 
 
+def lock_batch(*, session: Session, team_id: str | None, batch_id: str) -> GradeBatch | None:
+    """As get_batch, its row held until the transaction ends (PostgreSQL), for an erase."""
+    stmt = select(GradeBatch).where(GradeBatch.id == batch_id).with_for_update()
+    batch = session.exec(stmt).first()
+    if batch is None or (team_id is not None and batch.team_id != team_id):
+        return None
+    return batch
+
+
 def add_lines(*, session: Session, batch_id: str, rows: Sequence[LineRow], last_line: int) -> None:
     """Write one chunk of uploaded lines in a single statement and count them on the batch."""
     if not rows:

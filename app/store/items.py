@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Connection, Engine, delete, func
 from sqlmodel import Session, col, select
 
 from app.benchmark.items import ItemSpec
 from app.store import budget
 from app.store.bulk import insert_many
-from app.store.models import EvaluationItem
+from app.store.models import Evaluation, EvaluationItem
 
 ITEMS = EvaluationItem.__table__  # type: ignore[attr-defined]
 
@@ -23,10 +23,27 @@ def insert_items(*, engine: Engine, rows: Sequence[dict[str, Any]], budgeted: in
     counting as in flight in this same transaction."""
     if not rows:
         return 0
+    evaluation_id = rows[0]["evaluation_id"]
     with engine.begin() as conn:
+        if _erased(conn, evaluation_id, lock=True):
+            return 0  # deleted while its calls were in flight: what they answered is not kept
         inserted = insert_many(conn, ITEMS, rows, unique=("evaluation_id", "key"))
-        budget.written(conn=conn, evaluation_id=rows[0]["evaluation_id"], items=budgeted)
+        budget.written(conn=conn, evaluation_id=evaluation_id, items=budgeted)
+        # SQLite's check above ran before this transaction took the write lock; now it holds it, look again.
+        if _erased(conn, evaluation_id, lock=False):
+            conn.execute(delete(EvaluationItem).where(col(EvaluationItem.evaluation_id) == evaluation_id))
+            return 0
     return inserted
+
+
+def _erased(conn: Connection, evaluation_id: str, *, lock: bool) -> bool:
+    """Whether the evaluation is gone or its transcripts were erased. `lock` (PostgreSQL): hold its row against
+    an erase until this transaction ends, so an erase waits for these rows, or these rows for the erase."""
+    stmt = select(Evaluation.transcripts_deleted_at).where(col(Evaluation.id) == evaluation_id)
+    if lock and conn.dialect.name == "postgresql":
+        stmt = stmt.with_for_update(key_share=True)
+    row = conn.execute(stmt).first()
+    return row is None or row[0] is not None
 
 
 def existing_keys(*, session: Session, evaluation_id: str, keys: Iterable[str]) -> set[str]:

@@ -111,6 +111,17 @@ def release_job(*, engine: Engine, job_id: str, holder: str, delay_s: float = 0.
         )
 
 
+def drop_waiting(*, engine: Engine, job_ids: Sequence[str]) -> int:
+    """Delete these jobs where no holder has them; returns how many went."""
+    if not job_ids:
+        return 0
+    with engine.begin() as conn:
+        result = conn.execute(
+            delete(QueuedJob).where(col(QueuedJob.id).in_(list(job_ids)), col(QueuedJob.holder).is_(None))
+        )
+    return int(result.rowcount)
+
+
 def job_states(*, engine: Engine, job_ids: Sequence[str]) -> dict[str, JobState]:
     """ "running" for a job under a live lease, "queued" for one waiting (or whose holder's lease lapsed, which
     the next claim takes); absent jobs are neither."""

@@ -23,6 +23,8 @@ class Team(SQLModel, table=True):
     name: str = Field(max_length=200)
     created_at: datetime = Field(default_factory=utcnow)
     platform: bool = Field(default=False, description="Admins of the platform team manage every team.")
+    # How long the text of the team's items and batch lines is kept (None: the service default).
+    transcript_retention_days: int | None = None
 
 
 class ApiKey(SQLModel, table=True):
@@ -150,6 +152,10 @@ class Evaluation(SQLModel, table=True):
     tokens_used: int = Field(default=0, sa_type=BigInteger, sa_column_kwargs={"server_default": "0"})
     budget_in_flight: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     budget_stopped_at: datetime | None = None
+    # Set when the transcripts were erased and only the report kept: results then answer 410, not rows.
+    transcripts_deleted_at: datetime | None = None
+    # Set when the retention sweep removed the items' text (the grades stay): after how many days.
+    transcripts_removed_after_days: int | None = None
 
 
 class EvaluationItem(SQLModel, table=True):
@@ -393,6 +399,10 @@ class GradeBatch(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    # Set when the lines were erased and only the report kept: results then answer 410.
+    transcripts_deleted_at: datetime | None = None
+    # Set when the retention sweep removed the lines' transcripts (the grades stay): after how many days.
+    transcripts_removed_after_days: int | None = None
 
 
 class GradeBatchLine(SQLModel, table=True):
@@ -412,3 +422,20 @@ class GradeBatchLine(SQLModel, table=True):
     verdict: str | None = Field(default=None, max_length=20)
     error_field: str | None = Field(default=None, max_length=200)
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class AuditEvent(SQLModel, table=True):
+    """Who read or deleted people's words: one row per read of transcripts and per delete, never changed.
+
+    No foreign keys: the record must outlive the key, the team and the object it names."""
+
+    __tablename__ = "audit_event"
+    __table_args__ = (Index("ix_audit_event_team_id", "team_id", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    key_id: str | None = Field(default=None, max_length=40)  # None: a public read without a key
+    team_id: str | None = Field(default=None, max_length=40)  # the key's team
+    action: str = Field(max_length=40)
+    object_type: str = Field(max_length=40)
+    object_id: str = Field(max_length=80)
+    created_at: datetime = Field(default_factory=utcnow)
