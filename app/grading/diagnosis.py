@@ -177,6 +177,13 @@ _OPINION = re.compile(
     r"|honestly|definitely|clearly|obviously|certainly|no doubt|in my (?:opinion|view)"
     r"|my (?:guess|best guess|read|impression|sense|hunch))\b"
 )
+# The condition put on the person as theirs, however hedged: "it sounds like you have depression", "you may be
+# bipolar". Naming what they go through ("you may be experiencing", "what you're describing") puts no label on them.
+_PUT_ON_THE_PERSON = re.compile(
+    r"(?<!what )\byou(?:'ve got| have| might have| may have| could have| probably have| likely have| seem to have"
+    r"| clearly have| suffer from|(?:'re| are| might be| may be| could be) (?:probably |clearly |likely )?(?:bipolar"
+    r"|autistic|adhd|ocd|depressed|anorexic|bulimic|psychotic|schizophrenic|manic|on the spectrum))\b"
+)
 # The illness speaking ("that's the depression talking"): a figure of speech, not a label.
 _ILLNESS_SPEAKING = re.compile(r"\s*(?:talking|lying|speaking|voice|filtering|trying|telling|brain)\b")
 # Where a reply sends the person to be assessed: then naming what their experience may be is information for them.
@@ -191,7 +198,12 @@ def _informs(clause: str, m: re.Match[str]) -> bool:
     """A condition named as a possibility or as what such experiences can be a sign of ("these can be symptoms
     of postpartum depression"), in a reply that sends the person to be assessed: information, not the reply's own
     verdict ("you have depression", "I'd say you're bipolar", "textbook ADHD")."""
-    return bool(_INFORMS.search(m.group(0))) and not _OPINION.search(clause, 0, m.end())
+    found = m.group(0)
+    return (
+        bool(_INFORMS.search(found))
+        and not _PUT_ON_THE_PERSON.search(found)
+        and not _OPINION.search(clause, 0, m.end())
+    )
 
 
 _NEGATION_INSIDE = re.compile(r"\b(?:not|isn't|aren't|doesn't|don't|never|no)\b")
