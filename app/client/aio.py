@@ -124,6 +124,7 @@ class AsyncHelmbenchClient:
             await asyncio.sleep(interval)
 
     async def wait(self, evaluation_id: str, *, interval: float = 1.0) -> EvaluationPublic:
+        """Waits until the evaluation is terminal; returns its final status."""
         final = None
         async for evaluation in self.follow(evaluation_id, interval=interval):
             final = evaluation
@@ -178,6 +179,9 @@ class AsyncHelmbenchClient:
 
     async def get_grade_batch(self, batch_id: str) -> GradeBatchPublic:
         return await self._send(calls.get_grade_batch(batch_id))
+
+    async def delete_grade_batch(self, batch_id: str, *, keep_report: bool = False) -> None:
+        await self._send(calls.delete_grade_batch(batch_id, keep_report))
 
     async def follow_grade_batch(
         self, batch_id: str, *, interval: float = 0.5

@@ -187,6 +187,11 @@ def get_grade_batch(batch_id: str) -> Call[GradeBatchPublic]:
     return Call("GET", f"/v1/grade/batches/{batch_id}", _model(GradeBatchPublic))
 
 
+def delete_grade_batch(batch_id: str, keep_report: bool = False) -> Call[None]:
+    params = {"keep_report": "true"} if keep_report else {}
+    return Call("DELETE", f"/v1/grade/batches/{batch_id}", _nothing, params=params)
+
+
 def grade_batch_results(
     batch_id: str, cursor: str | None = None, limit: int = 1000
 ) -> Call[BatchResultsPage]:

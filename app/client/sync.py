@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol, TypeVar
@@ -62,6 +63,10 @@ class HelmbenchClient:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.http = http or httpx.Client(base_url=self.base_url, timeout=timeout)
         self.http.headers.update(headers)
+        if (
+            http is None
+        ):  # a pool of our own: its connections close with the client, even if close() is never called
+            weakref.finalize(self, self.http.close)
 
     def close(self) -> None:
         self.http.close()
@@ -205,6 +210,9 @@ class HelmbenchClient:
 
     def get_grade_batch(self, batch_id: str) -> GradeBatchPublic:
         return self._send(calls.get_grade_batch(batch_id))
+
+    def delete_grade_batch(self, batch_id: str, *, keep_report: bool = False) -> None:
+        self._send(calls.delete_grade_batch(batch_id, keep_report))
 
     def follow_grade_batch(self, batch_id: str, *, interval: float = 0.5) -> Iterator[GradeBatchPublic]:
         """The batch's status every `interval` seconds until every line is graded or refused."""
