@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.client import HelmbenchClient
 from tests.cli.test_client import cli, server  # noqa: F401 - the served app fixture
 from tests.cli.test_watch import slow, start_one_at_a_time  # noqa: F401 - a slow target, served
+from tests.waits import eventually
 
 
 def test_list_targets_and_evaluations_page_by_page(server: tuple[str, str, str]) -> None:  # noqa: F811
@@ -33,6 +35,8 @@ def test_list_targets_and_evaluations_page_by_page(server: tuple[str, str, str])
     code, out, _ = cli("evaluations", "list", *auth, "--limit", "1", "--all")
     assert ids[0] in out and ids[1] in out and "more:" not in out
 
+    board = HelmbenchClient(url)  # the board is rendered again in the background after a change
+    eventually(lambda: len(board.leaderboard().entries) == 2, what="both runs on the board")
     code, out, err = cli("leaderboard", "--url", url, env={"HELMBENCH_KEY": ""})  # public: no key needed
     assert code == 0, err
     assert "first-bot" in out and "second-bot" in out and "benchmark hb-" in out
