@@ -229,6 +229,16 @@ def check_baseline(client: HelmbenchClient, baseline: str) -> None:
         )
 
 
+def compare_with(client: HelmbenchClient, baseline: str, evaluation_id: str) -> dict[str, Any]:
+    """/v1/compare of the baseline (its `a`) and the new run; a refusal about `a` names the option it came from."""
+    try:
+        return fetch_compare(client, baseline, evaluation_id)
+    except ApiError as exc:
+        if exc.field == "a":
+            raise CliError(f"--baseline: {exc.detail.removeprefix('a: ')}") from None
+        raise
+
+
 def gate(
     url: UrlOpt = None,
     key: KeyOpt = None,
@@ -273,7 +283,7 @@ def gate(
             if status != "succeeded":
                 raise CliError(f"evaluation {evaluation_id} ended {status}; no verdict")
             report = client.report(evaluation_id)
-            comparison = fetch_compare(client, baseline, evaluation_id) if baseline else None
+            comparison = compare_with(client, baseline, evaluation_id) if baseline else None
         except (CliError, ApiError) as exc:
             write_junit(junit, suite_name, [], error=str(exc))
             raise

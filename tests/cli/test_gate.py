@@ -288,3 +288,14 @@ def test_a_baseline_of_another_benchmark_version_is_refused_before_a_run(
     )
     assert len(err.strip().splitlines()) == 1 and "[a]" not in err
     assert [e.id for e in HelmbenchClient(auth[1], auth[3]).list_evaluations().items] == [baseline]
+
+
+def test_a_comparison_refused_about_its_a_names_the_baseline_option(service: tuple[list[str], str]) -> None:
+    """A baseline deleted after the check, before the comparison: still the option, never the API's `a`."""
+    from app.cli.connect import CliError
+    from app.cli.gate import compare_with
+
+    auth, _ = service
+    with pytest.raises(CliError) as refused:
+        compare_with(HelmbenchClient(auth[1], auth[3]), "ev_gone", "ev_new")
+    assert str(refused.value) == "--baseline: no evaluation 'ev_gone'"
