@@ -9,10 +9,9 @@ from typing import Any, TypeVar
 import httpx
 
 from app.client import calls
-from app.client.calls import Call
+from app.client.calls import RECONNECTS, STREAM_TIMEOUT, Call, Page
 from app.client.errors import ApiError, raise_for_problem, unreachable
 from app.client.events import ProgressEvent, SseDecoder
-from app.client.sync import RECONNECTS, STREAM_TIMEOUT, Page
 from app.grading.result import GradeResult
 from app.schemas import (
     BadLine,

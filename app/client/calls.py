@@ -6,9 +6,10 @@ response model is written here and nowhere else.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
 from pydantic import BaseModel, TypeAdapter
@@ -31,7 +32,20 @@ from app.schemas import (
 )
 
 T = TypeVar("T")
+I = TypeVar("I", covariant=True)  # noqa: E741
 NDJSON = {"Content-Type": "application/x-ndjson"}
+STREAM_TIMEOUT = httpx.Timeout(30.0, read=60.0)  # the server pings every 15 s; a silent minute is a drop
+RECONNECTS = 30  # a progress stream dropped this many times running is given up (poll instead)
+
+
+class Page(Protocol[I]):
+    """Any of the API's cursor-paginated answers."""
+
+    @property
+    def items(self) -> list[I]: ...  # pragma: no cover
+
+    @property
+    def next_cursor(self) -> str | None: ...  # pragma: no cover
 
 
 @dataclass(frozen=True)
@@ -209,8 +223,6 @@ def export_grade_batch(batch_id: str, fmt: str = "jsonl") -> Call[None]:
     return Call("GET", f"/v1/grade/batches/{batch_id}/export", _nothing, params={"format": fmt})
 
 
-def ndjson(transcripts: Any) -> bytes:
+def ndjson(transcripts: Iterable[Mapping[str, Any]]) -> bytes:
     """Transcripts (mappings) as the JSON Lines body a grade batch takes."""
-    import json
-
     return b"".join(json.dumps(t, ensure_ascii=False).encode() + b"\n" for t in transcripts)

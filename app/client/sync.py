@@ -6,12 +6,12 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
 from app.client import calls
-from app.client.calls import Call
+from app.client.calls import RECONNECTS, STREAM_TIMEOUT, Call, Page
 from app.client.errors import ApiError, raise_for_problem, unreachable
 from app.client.events import ProgressEvent, SseDecoder
 from app.grading.result import GradeResult
@@ -33,16 +33,6 @@ from app.schemas import (
 from app.store.statuses import BATCH_DONE, TERMINAL
 
 T = TypeVar("T")
-I = TypeVar("I", covariant=True)  # noqa: E741
-STREAM_TIMEOUT = httpx.Timeout(30.0, read=60.0)  # the server pings every 15 s; a silent minute is a drop
-RECONNECTS = 30
-
-
-class Page(Protocol[I]):
-    @property
-    def items(self) -> list[I]: ...  # pragma: no cover
-    @property
-    def next_cursor(self) -> str | None: ...  # pragma: no cover
 
 
 class HelmbenchClient:
