@@ -5,6 +5,8 @@ The target and suite options are shared with `helmbench gate`, which starts its 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,7 +15,7 @@ import typer
 import yaml
 
 from app.cli.connect import CliError, KeyOpt, UrlOpt, connect, one_line_errors
-from app.client import HelmbenchClient
+from app.client import ApiError, HelmbenchClient
 
 # The options that choose a target and a suite, shared by every command that starts an evaluation.
 TargetIdOpt = Annotated[str | None, typer.Option(help="An existing target.")]
@@ -154,7 +156,9 @@ def start_evaluation(
     caps: Caps = Caps(),
     simulator: SimulatorChoice = SimulatorChoice(),
 ) -> str:
-    """POST /v1/evaluations for the chosen target (registered first if new); returns the evaluation id."""
+    """POST /v1/evaluations for the chosen target (registered first if new); returns the evaluation id.
+
+    A refusal of a value the user gave as an option names that option, not the API's field."""
     spec, options = read_target_file(target.target_file) if target.target_file else ({}, {})
     fields = {
         "name": target.name,
@@ -163,17 +167,31 @@ def start_evaluation(
         "api_key": target.api_key,
     }
     spec.update({k: v for k, v in fields.items() if v is not None})
-    target_id = target.target_id
-    if target_id is None:
-        missing = [f for f in ("name", "base_url", "model") if not spec.get(f)]
-        if missing:
-            raise CliError(f"--{missing[0].replace('_', '-')} is required without --target-id")
-        target_id = find_or_create_target(client, spec)
-    body = {"target_id": target_id, **options}
     chosen = {"suite": suite, "repeats": repeats, "max_calls": caps.max_calls, "max_tokens": caps.max_tokens}
-    body.update({k: v for k, v in chosen.items() if v is not None})
-    if public:
-        body["visibility"] = "public"
-    if (sim := simulator.body()) is not None:
-        body["simulator"] = sim
-    return client.start_evaluation(body, idempotency_key=idempotency_key).id
+    given = {k for k, v in {**fields, **chosen, "target_id": target.target_id}.items() if v is not None}
+    with options_named(given):
+        target_id = target.target_id
+        if target_id is None:
+            missing = [f for f in ("name", "base_url", "model") if not spec.get(f)]
+            if missing:
+                raise CliError(f"--{missing[0].replace('_', '-')} is required without --target-id")
+            target_id = find_or_create_target(client, spec)
+        body = {"target_id": target_id, **options}
+        body.update({k: v for k, v in chosen.items() if v is not None})
+        if public:
+            body["visibility"] = "public"
+        if (sim := simulator.body()) is not None:
+            body["simulator"] = sim
+        return client.start_evaluation(body, idempotency_key=idempotency_key).id
+
+
+@contextmanager
+def options_named(given: set[str]) -> Iterator[None]:
+    """An API refusal of a field the user set by option becomes `--option: detail`."""
+    try:
+        yield
+    except ApiError as exc:
+        if exc.field not in given:
+            raise
+        field = exc.field
+        raise CliError(f"--{field.replace('_', '-')}: {exc.detail.removeprefix(f'{field}: ')}") from None

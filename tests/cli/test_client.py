@@ -112,6 +112,8 @@ def test_errors_are_one_clear_line(server: tuple[str, str, str]) -> None:
     assert code == 1 and err.startswith("error: cannot reach http://127.0.0.1:")
     code, _, err = cli("submit", "--url", url, "--key", key, "--name", "x")
     assert code == 1 and err.strip() == "error: --base-url is required without --target-id"
+    code, _, err = cli("submit", "--url", url, "--key", key, "--target-id", "tgt_x", "--suite", "everything")
+    assert code == 1 and err.startswith("error: --suite: ") and len(err.strip().splitlines()) == 1
     code, _, err = cli("report", "ev_x", "--url", url, env={"HELMBENCH_KEY": ""})
     assert code == 1 and "no API key" in err
 
