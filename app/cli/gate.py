@@ -279,7 +279,7 @@ def gate(
             evaluation_id = start_evaluation(client, target, suite, repeats)
             suite_name = f"helmbench gate {evaluation_id}"
             state = follow(client, evaluation_id, console, poll, interval, every)
-            status = state.status if state else "without a word"
+            status = state.status if state else "with no progress received"
             if status != "succeeded":
                 raise CliError(f"evaluation {evaluation_id} ended {status}; no verdict")
             report = client.report(evaluation_id)
