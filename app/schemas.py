@@ -673,3 +673,40 @@ class RegressionPublic(BaseModel):
 class RegressionPage(BaseModel):
     items: list[RegressionPublic]
     next_cursor: str | None
+
+
+class GradeBatchAccepted(BaseModel):
+    id: str
+    status: str
+    lines: int
+    bad: int
+
+
+class GradeBatchPublic(BaseModel):
+    id: str
+    status: str = Field(description="uploading, queued, running or succeeded (every line graded or refused)")
+    lines: int = Field(description="Transcript lines uploaded (blank lines are not counted).")
+    graded: int
+    bad: int = Field(description="Lines refused (not JSON, or not a transcript); see /errors.")
+    error: str | None = None
+
+
+class BatchResult(BaseModel):
+    line: int
+    result: dict[str, Any] = Field(description="What POST /v1/grade answers for this line's transcript.")
+
+
+class BatchResultsPage(BaseModel):
+    items: list[BatchResult]
+    next_cursor: str | None
+
+
+class BadLine(BaseModel):
+    line: int
+    field: str | None
+    error: str
+
+
+class BadLinesPage(BaseModel):
+    items: list[BadLine]
+    next_cursor: str | None

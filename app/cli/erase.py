@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from app.cli.client import Api, KeyOpt, UrlOpt, one_line_errors
+from app.cli.connect import KeyOpt, UrlOpt, connect, one_line_errors
 
 KeepReportOpt = Annotated[
     bool,
@@ -14,9 +14,7 @@ KeepReportOpt = Annotated[
 ]
 
 
-def _delete(path: str, what: str, url: str | None, key: str | None, keep_report: bool) -> None:
-    with one_line_errors():
-        Api(url, key).request("DELETE", path, params={"keep_report": str(keep_report).lower()})
+def _deleted(what: str, keep_report: bool) -> None:
     typer.echo(f"{what} deleted" + (" (its report kept)" if keep_report else ""))
 
 
@@ -24,11 +22,15 @@ def delete_evaluation(
     evaluation_id: str, url: UrlOpt = None, key: KeyOpt = None, keep_report: KeepReportOpt = False
 ) -> None:
     """Delete an evaluation and every message, reply and judge answer of it (a running one is cancelled)."""
-    _delete(f"/v1/evaluations/{evaluation_id}", evaluation_id, url, key, keep_report)
+    with one_line_errors():
+        connect(url, key).delete_evaluation(evaluation_id, keep_report=keep_report)
+    _deleted(evaluation_id, keep_report)
 
 
 def delete_batch(
     batch_id: str, url: UrlOpt = None, key: KeyOpt = None, keep_report: KeepReportOpt = False
 ) -> None:
     """Delete a grade batch and every transcript line of it (grading stops)."""
-    _delete(f"/v1/grade/batches/{batch_id}", batch_id, url, key, keep_report)
+    with one_line_errors():
+        connect(url, key).delete_grade_batch(batch_id, keep_report=keep_report)
+    _deleted(batch_id, keep_report)

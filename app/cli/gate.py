@@ -18,11 +18,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from app.cli.client import (
-    Api,
+from app.cli.compare import fetch_compare
+from app.cli.connect import CliError, KeyOpt, UrlOpt, connect, one_line_errors
+from app.cli.submit import (
     BaseUrlOpt,
-    CliError,
-    KeyOpt,
     ModelOpt,
     RepeatsOpt,
     SuiteOpt,
@@ -31,12 +30,10 @@ from app.cli.client import (
     TargetIdOpt,
     TargetKeyOpt,
     TargetNameOpt,
-    UrlOpt,
-    fetch_compare,
-    follow,
-    one_line_errors,
     start_evaluation,
 )
+from app.cli.watch import EveryOpt, IntervalOpt, PollOpt, follow
+from app.client import ApiError, HelmbenchClient
 
 GATE_FAILED, CANNOT_RUN = 1, 2
 Status = Literal["passed", "failed", "untested"]
@@ -211,6 +208,37 @@ def write_junit(path: Path | None, suite_name: str, rows: list[Condition], error
         junit_xml(suite_name, rows, error).write(path, encoding="utf-8", xml_declaration=True)
 
 
+def check_baseline(client: HelmbenchClient, baseline: str) -> None:
+    """Refuse, before a run is spent, a baseline that is not there, has no result to compare, or ran another
+    benchmark version than the server runs now (its items could not pair with the new run's)."""
+    try:
+        evaluation = client.get_evaluation(baseline)
+    except ApiError as exc:
+        if exc.status == 404:
+            raise CliError(f"--baseline: no evaluation {baseline!r} in this team") from None
+        raise
+    if evaluation.status not in ("succeeded", "stopped_by_budget"):
+        raise CliError(
+            f"--baseline: {baseline} is {evaluation.status}; a baseline must have finished with results"
+        )
+    version = client.benchmark().get("version")
+    if version and evaluation.benchmark_version != version:
+        raise CliError(
+            f"--baseline: {baseline} ran benchmark version {evaluation.benchmark_version}, the server now runs "
+            f"{version}; items only pair within one version"
+        )
+
+
+def compare_with(client: HelmbenchClient, baseline: str, evaluation_id: str) -> dict[str, Any]:
+    """/v1/compare of the baseline (its `a`) and the new run; a refusal about `a` names the option it came from."""
+    try:
+        return fetch_compare(client, baseline, evaluation_id)
+    except ApiError as exc:
+        if exc.field == "a":
+            raise CliError(f"--baseline: {exc.detail.removeprefix('a: ')}") from None
+        raise
+
+
 def gate(
     url: UrlOpt = None,
     key: KeyOpt = None,
@@ -235,26 +263,28 @@ def gate(
         float, typer.Option(min=0.0, max=1.0, help="A drop counts when its paired p-value is below this.")
     ] = 0.05,
     junit: Annotated[Path | None, typer.Option(help="Write a JUnit XML report here for CI.")] = None,
-    poll: Annotated[
-        bool, typer.Option("--poll", help="Poll the status instead of streaming events.")
-    ] = False,
-    interval: Annotated[float, typer.Option(help="Seconds between polls with --poll.")] = 1.0,
+    poll: PollOpt = False,
+    interval: IntervalOpt = 1.0,
+    every: EveryOpt = 5.0,
 ) -> None:
     """Evaluate a target and gate a release on it: exit 0 passed, 1 failed the gate, 2 could not run."""
     console = Console()
     suite_name = "helmbench gate"
     with one_line_errors(CANNOT_RUN):
         try:
-            api = Api(url, key)
+            client = connect(url, key)
+            if baseline:
+                check_baseline(client, baseline)
             target = TargetChoice(target_id, target_file, name, base_url, model, api_key)
-            evaluation_id = start_evaluation(api, target, suite, repeats)
+            evaluation_id = start_evaluation(client, target, suite, repeats)
             suite_name = f"helmbench gate {evaluation_id}"
-            state = follow(api, evaluation_id, console, poll, interval)
-            if state.get("status") != "succeeded":
-                raise CliError(f"evaluation {evaluation_id} ended {state.get('status')}; no verdict")
-            report = api.get(f"/v1/evaluations/{evaluation_id}/report")
-            comparison = fetch_compare(api, baseline, evaluation_id) if baseline else None
-        except CliError as exc:
+            state = follow(client, evaluation_id, console, poll, interval, every)
+            status = state.status if state else "with no progress received"
+            if status != "succeeded":
+                raise CliError(f"evaluation {evaluation_id} ended {status}; no verdict")
+            report = client.report(evaluation_id)
+            comparison = compare_with(client, baseline, evaluation_id) if baseline else None
+        except (CliError, ApiError) as exc:
             write_junit(junit, suite_name, [], error=str(exc))
             raise
     rows = conditions(report.get("headline", {}).get("score"), comparison, min_score, max_drop, alpha)

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from app.cli.client import Api, CliError, KeyOpt, one_line_errors
+from app.cli.connect import CliError, KeyOpt, connect, one_line_errors
+from app.client import HelmbenchClient
 from app.config import Settings
-from app.store.statuses import BATCH_DONE
+from app.schemas import GradeBatchPublic
 
 UPLOAD_CHUNK_BYTES = 256 * 1024
 POLL_S = 0.5
@@ -44,7 +44,7 @@ def grade(
         asyncio.run(_grade_file(file, Settings()))
         return
     with one_line_errors():
-        _grade_remotely(Api(url, key, timeout=120.0), file, output)
+        _grade_remotely(connect(url, key, timeout=120.0), file, output)
 
 
 def _chunks(file: Path) -> Iterator[bytes]:
@@ -53,59 +53,40 @@ def _chunks(file: Path) -> Iterator[bytes]:
             yield chunk
 
 
-def _grade_remotely(api: Api, file: Path, output: Path | None) -> None:
+def _grade_remotely(client: HelmbenchClient, file: Path, output: Path | None) -> None:
     """Upload, watch the progress on stderr, then write each result and each refused line as JSONL."""
-    headers = {"Content-Type": "application/x-ndjson"}
-    batch = api.post("/v1/grade/batches", content=_chunks(file), headers=headers)
-    path = f"/v1/grade/batches/{batch['id']}"
-    typer.echo(f"batch {batch['id']}: {batch['lines']} lines uploaded, {batch['bad']} refused", err=True)
-    status = _watch(api, path)
-    if status["status"] != "succeeded":
-        raise CliError(f"batch {batch['id']} {status['status']}: {status.get('error') or 'no detail'}")
+    batch = client.submit_grade_batch(_chunks(file))
+    typer.echo(f"batch {batch.id}: {batch.lines} lines uploaded, {batch.bad} refused", err=True)
+    status = _watch(client, batch.id)
+    if status.status != "succeeded":
+        raise CliError(f"batch {batch.id} {status.status}: {status.error or 'no detail'}")
     sink = output.open("w", encoding="utf-8") if output else None
     try:
-        with api.http.stream("GET", f"{path}/export", params={"format": "jsonl"}) as response:
-            if not response.is_success:
-                response.read()
-                raise CliError(f"export failed: {response.status_code}")
-            for line in response.iter_lines():
-                if line:
-                    typer.echo(line, file=sink)
-        for bad in _pages(api, f"{path}/errors"):
-            typer.echo(json.dumps(bad), file=sink)
+        for line in client.export_grade_batch(batch.id):
+            typer.echo(line, file=sink)
+        for bad in client.iter_grade_batch_errors(batch.id):
+            typer.echo(json.dumps(bad.model_dump()), file=sink)
     finally:
         if sink:
             sink.close()
     typer.echo(
-        f"{status['graded']} graded, {status['bad']} refused of {status['lines']} lines"
+        f"{status.graded} graded, {status.bad} refused of {status.lines} lines"
         + (f"; results in {output}" if output else ""),
         err=True,
     )
-    if status["bad"]:
+    if status.bad:
         raise typer.Exit(1)
 
 
-def _watch(api: Api, path: str) -> dict[str, Any]:
+def _watch(client: HelmbenchClient, batch_id: str) -> GradeBatchPublic:
+    """The batch's progress on stderr, a line per change, until every line is graded or refused."""
     last = None
-    while True:
-        status = api.get(path)
-        progress = (status["graded"], status["lines"] - status["bad"])
+    for status in client.follow_grade_batch(batch_id, interval=POLL_S):
+        progress = (status.graded, status.lines - status.bad)
         if progress != last:
             typer.echo(f"graded {progress[0]}/{progress[1]}", err=True)
             last = progress
-        if status["status"] in BATCH_DONE:
-            return status
-        time.sleep(POLL_S)
-
-
-def _pages(api: Api, path: str) -> Iterator[dict[str, Any]]:
-    cursor = None
-    while True:
-        page = api.get(path, params={"limit": 1000, **({"cursor": cursor} if cursor else {})})
-        yield from page["items"]
-        cursor = page["next_cursor"]
-        if cursor is None:
-            return
+    return status
 
 
 async def _grade_file(file: Path, settings: Settings) -> None:

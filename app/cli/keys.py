@@ -7,7 +7,7 @@ import json
 import typer
 from sqlmodel import Session
 
-from app.cli.client import one_line_errors
+from app.cli.connect import one_line_errors
 from app.config import Settings
 from app.errors import Invalid, NotFound
 from app.store import keys as key_store

@@ -1,17 +1,21 @@
-"""`helmbench`: serve, worker, db, keys, data, grade, gate, delete, example target and simulator; each one engine
-call."""
+"""`helmbench`: serve, worker, db, keys, data, grade, gate, delete, the API client's commands, example target and
+simulator; each one engine or API call."""
 
 from __future__ import annotations
 
 import typer
 
-from app.cli import client
+from app.cli.compare import compare
 from app.cli.data import data_app
 from app.cli.erase import delete_batch, delete_evaluation
 from app.cli.gate import gate
 from app.cli.grade import grade
 from app.cli.keys import keys_app
+from app.cli.listing import evaluations_app, leaderboard, targets_app
+from app.cli.report import export, report
 from app.cli.secrets import secrets_app
+from app.cli.submit import submit
+from app.cli.watch import watch
 from app.config import Settings
 
 app = typer.Typer(
@@ -24,8 +28,10 @@ app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
 app.add_typer(secrets_app, name="secrets")
 app.add_typer(data_app, name="data")
-for _command in (client.submit, client.watch, client.report, client.compare, client.export):
-    app.command()(_command)  # the API client: helmbench submit/watch/report/compare/export
+app.add_typer(evaluations_app, name="evaluations")
+app.add_typer(targets_app, name="targets")
+for _command in (submit, watch, report, compare, export, leaderboard):
+    app.command()(_command)  # through app.client: helmbench submit/watch/report/compare/export/leaderboard
 app.command("grade")(grade)
 app.command("gate")(gate)
 app.command("delete-evaluation")(delete_evaluation)

@@ -13,6 +13,7 @@ from sse_starlette import EventSourceResponse
 from app.deps import AppState, CurrentKey, LibraryDep, QueueDep, SessionDep, get_state
 from app.http.problems import Problem
 from app.queue.base import QueueUnavailable
+from app.schemas import BadLinesPage, BatchResultsPage, GradeBatchAccepted, GradeBatchPublic
 from app.services import audit, erasure
 from app.services import grade_batches as service
 from app.services.events import parse_last_event_id
@@ -48,7 +49,7 @@ def check_content_type(content_type: str | None) -> None:
         )
 
 
-@router.post("", status_code=202, response_model=service.GradeBatchAccepted, openapi_extra=_UPLOAD_DOC)
+@router.post("", status_code=202, response_model=GradeBatchAccepted, openapi_extra=_UPLOAD_DOC)
 async def upload_batch(
     request: Request,
     key: CurrentKey,
@@ -62,7 +63,7 @@ async def upload_batch(
             "before the lines are stored and graded."
         ),
     ] = False,
-) -> service.GradeBatchAccepted:
+) -> GradeBatchAccepted:
     """Store every line of the upload, then grade the batch in the background (202 at once after the upload).
 
     A line that is not JSON or not a transcript is kept with its line number and the field at fault, and the
@@ -85,11 +86,11 @@ async def upload_batch(
                 "queue unreachable; the grade batch is queued later", batch_id=batch.id, error=str(exc)
             )
     response.headers["Location"] = f"{UPLOAD_PATH}/{batch.id}"
-    return service.GradeBatchAccepted(id=batch.id, status=batch.status, lines=batch.lines, bad=batch.bad)
+    return GradeBatchAccepted(id=batch.id, status=batch.status, lines=batch.lines, bad=batch.bad)
 
 
-@router.get("/{batch_id}", response_model=service.GradeBatchPublic)
-def get_batch(batch_id: str, key: CurrentKey, session: SessionDep) -> service.GradeBatchPublic:
+@router.get("/{batch_id}", response_model=GradeBatchPublic)
+def get_batch(batch_id: str, key: CurrentKey, session: SessionDep) -> GradeBatchPublic:
     """Status and progress: lines uploaded, graded, and refused."""
     return service.public_batch(service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id))
 
@@ -158,27 +159,27 @@ def batch_events(
     return EventSourceResponse(events, ping=15, headers={"Cache-Control": "no-store"})
 
 
-@router.get("/{batch_id}/results", response_model=service.BatchResultsPage)
+@router.get("/{batch_id}/results", response_model=BatchResultsPage)
 def get_batch_results(
     batch_id: str,
     key: CurrentKey,
     session: SessionDep,
     cursor: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-) -> service.BatchResultsPage:
+) -> BatchResultsPage:
     """Graded lines in line order, each with what POST /v1/grade answers for it."""
     batch = _readable(session, key, batch_id, audit.READ_RESULTS)
     return service.results_page(session=session, batch=batch, cursor=cursor, limit=limit)
 
 
-@router.get("/{batch_id}/errors", response_model=service.BadLinesPage)
+@router.get("/{batch_id}/errors", response_model=BadLinesPage)
 def get_batch_errors(
     batch_id: str,
     key: CurrentKey,
     session: SessionDep,
     cursor: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-) -> service.BadLinesPage:
+) -> BadLinesPage:
     """Refused lines by number, each with the field at fault and why."""
     batch = _readable(session, key, batch_id, audit.READ_ERRORS)
     return service.bad_lines_page(session=session, batch=batch, cursor=cursor, limit=limit)

@@ -14,13 +14,19 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from app.config import Settings
 from app.errors import DomainError, NotFound, Stalled, TooLarge
+from app.schemas import (  # the API shapes of a batch
+    BadLine,
+    BadLinesPage,
+    BatchResult,
+    BatchResultsPage,
+    GradeBatchPublic,
+)
 from app.security.pii import Redactor
 from app.services.grading import parse_transcript_line
 from app.services.redaction import redact_transcript
@@ -30,43 +36,6 @@ from app.store.db import session_scope
 from app.store.models import GradeBatch, GradeBatchLine
 from app.store.retry import is_transient
 from app.store.statuses import BATCH_DONE
-
-
-class GradeBatchAccepted(BaseModel):
-    id: str
-    status: str
-    lines: int
-    bad: int
-
-
-class GradeBatchPublic(BaseModel):
-    id: str
-    status: str = Field(description="uploading, queued, running or succeeded (every line graded or refused)")
-    lines: int = Field(description="Transcript lines uploaded (blank lines are not counted).")
-    graded: int
-    bad: int = Field(description="Lines refused (not JSON, or not a transcript); see /errors.")
-    error: str | None = None
-
-
-class BatchResult(BaseModel):
-    line: int
-    result: dict[str, Any] = Field(description="What POST /v1/grade answers for this line's transcript.")
-
-
-class BatchResultsPage(BaseModel):
-    items: list[BatchResult]
-    next_cursor: str | None
-
-
-class BadLine(BaseModel):
-    line: int
-    field: str | None
-    error: str
-
-
-class BadLinesPage(BaseModel):
-    items: list[BadLine]
-    next_cursor: str | None
 
 
 def public_batch(batch: GradeBatch) -> GradeBatchPublic:

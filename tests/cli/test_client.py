@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.cli.client import Api, local_compare
+from app.cli.compare import local_compare
 from app.cli.main import app
+from app.client import HelmbenchClient
 from app.config import Settings
 from app.main import create_app
 from tests.real_library import real_library_settings
@@ -60,7 +61,9 @@ def test_submit_watch_report_export_compare(server: tuple[str, str, str], tmp_pa
     assert code == 0, err
     second = out.strip()
     assert second != first
-    assert len(Api(url, key).get("/v1/targets")) == 1, "the same target is reused, not registered twice"
+    assert len(HelmbenchClient(url, key).list_targets()) == 1, (
+        "the same target is reused, not registered twice"
+    )
     code, out, _ = cli("watch", second, "--poll", "--interval", "0.1", *auth)
     assert code == 0 and f"{second} succeeded: 9/9 items" in out
 
@@ -94,7 +97,7 @@ def test_client_side_compare_matches_both_reports(server: tuple[str, str, str]) 
         code, out, _ = cli("submit", *auth, "--name", "c", "--base-url", target, "--model", "m")
         ids.append(out.strip())
         assert cli("watch", ids[-1], *auth)[0] == 0
-    body = local_compare(Api(url, key), *ids)
+    body = local_compare(HelmbenchClient(url, key), *ids)
     assert body["metrics"]["pass_rate"] == {"a": 1.0, "b": 1.0, "difference": 0.0}
     assert set(body["metrics"]) >= {"headline", "pass_rate", "pillar:P1"}
 
@@ -109,6 +112,8 @@ def test_errors_are_one_clear_line(server: tuple[str, str, str]) -> None:
     assert code == 1 and err.startswith("error: cannot reach http://127.0.0.1:")
     code, _, err = cli("submit", "--url", url, "--key", key, "--name", "x")
     assert code == 1 and err.strip() == "error: --base-url is required without --target-id"
+    code, _, err = cli("submit", "--url", url, "--key", key, "--target-id", "tgt_x", "--suite", "everything")
+    assert code == 1 and err.startswith("error: --suite: ") and len(err.strip().splitlines()) == 1
     code, _, err = cli("report", "ev_x", "--url", url, env={"HELMBENCH_KEY": ""})
     assert code == 1 and "no API key" in err
 
@@ -164,9 +169,9 @@ def test_submit_a_simulated_run_against_the_toy_simulator_and_watch_it_finish(tm
         code, out, err = cli("watch", evaluation_id, *auth)
         assert code == 0, err
         assert f"{evaluation_id} succeeded: 120/120 items" in out
-        report = Api(url, auth[3]).get(f"/v1/evaluations/{evaluation_id}/report")
+        client = HelmbenchClient(url, auth[3])
+        report = client.report(evaluation_id)
         assert report["simulated"]["n"] == 120 and report["simulated"]["simulator_errors"]["n"] == 0
-        results = Api(url, auth[3]).get(f"/v1/evaluations/{evaluation_id}/results", params={"limit": 5})
-        for item in results["items"]:
-            said = [m for m in item["messages"] if m["role"] == "user"]
-            assert 3 <= len(said) <= 5 and item["checks"]["conversation"]["turns"]
+        for item in client.results(evaluation_id, limit=5).items:
+            said = [m for m in item.messages if m["role"] == "user"]
+            assert 3 <= len(said) <= 5 and item.checks["conversation"]["turns"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
+import pytest
 
-from app.cli.client import Api
+from app.client import ApiError, HelmbenchClient, ndjson
 from tests.cli.test_client import cli, server  # noqa: F401 - the served app fixture
 from tests.routers.test_grade_batches import TRANSCRIPTS
 from tests.waits import eventually
@@ -17,22 +17,20 @@ def test_delete_an_evaluation_keeping_its_report_and_a_batch(server: tuple[str, 
     assert code == 0, err
     evaluation_id = out.strip()
     assert cli("watch", evaluation_id, *auth)[0] == 0
-    api = Api(url, key)
-    batch = api.http.post(
-        "/v1/grade/batches",
-        content=json.dumps(TRANSCRIPTS[0]).encode(),
-        headers={"Content-Type": "application/x-ndjson"},
-    ).json()
-    eventually(lambda: api.get(f"/v1/grade/batches/{batch['id']}")["status"] == "succeeded", what="the batch")
+    client = HelmbenchClient(url, key)
+    batch = client.submit_grade_batch(ndjson([TRANSCRIPTS[0]]))
+    eventually(lambda: client.get_grade_batch(batch.id).status == "succeeded", what="the batch")
 
     code, out, err = cli("export", evaluation_id, "--redact", *auth)
     assert code == 0 and len(out.splitlines()) == 2, err
 
     code, out, err = cli("delete-evaluation", evaluation_id, "--keep-report", *auth)
     assert code == 0 and out.strip() == f"{evaluation_id} deleted (its report kept)", err
-    assert api.http.get(f"/v1/evaluations/{evaluation_id}/results").status_code == 410
-    assert api.get(f"/v1/evaluations/{evaluation_id}/report")["overall"]["n"] == 2  # the quick suite
-    code, out, err = cli("delete-batch", batch["id"], *auth)
-    assert code == 0 and out.strip() == f"{batch['id']} deleted", err
-    code, _, err = cli("delete-batch", batch["id"], *auth)
-    assert code == 1 and err.strip() == f"error: 404 Not found: no grade batch '{batch['id']}' [batch_id]"
+    with pytest.raises(ApiError) as erased:
+        client.results(evaluation_id)
+    assert erased.value.status == 410
+    assert client.report(evaluation_id)["overall"]["n"] == 2  # the quick suite
+    code, out, err = cli("delete-batch", batch.id, *auth)
+    assert code == 0 and out.strip() == f"{batch.id} deleted", err
+    code, _, err = cli("delete-batch", batch.id, *auth)
+    assert code == 1 and err.strip() == f"error: 404 Not found: no grade batch '{batch.id}' [batch_id]"

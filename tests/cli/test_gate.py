@@ -14,6 +14,7 @@ import pytest
 from fastapi import FastAPI, Request
 
 from app.cli.gate import Condition, conditions
+from app.client import HelmbenchClient
 from app.config import Settings
 from app.main import create_app
 from bench.mockproc import mock_process
@@ -213,14 +214,15 @@ def test_no_decision_exits_2_and_says_why(service: tuple[list[str], str], tmp_pa
     code, _, err = cli("gate", *auth, "--name", "x")
     assert code == 2 and err.strip() == "error: --base-url is required without --target-id"
     code, _, err = cli("gate", *auth, "--target-id", "tgt_missing")
-    assert code == 2 and err.startswith("error: 404") and "[target_id]" in err
+    assert code == 2 and err.strip() == "error: --target-id: no target 'tgt_missing'"
     code, _, err = cli("gate", *auth, "--target-id", "t", "--min-score", "1.5")
     assert code == 2 and "--min-score" in err
     code, out, err = cli(
         "gate", *auth, "--name", "good", "--base-url", good, "--model", "g", "--baseline", "ev_missing"
     )
-    assert code == 2 and "no evaluation 'ev_missing' [a]" in err
-    assert "succeeded" in out, "the run itself went ahead; only the comparison could not be made"
+    assert code == 2 and err.strip() == "error: --baseline: no evaluation 'ev_missing' in this team"
+    assert "ev_" not in out, "refused before a run was started"
+    assert HelmbenchClient(auth[1], auth[3]).list_evaluations().items == []
 
     # Every call 404s (no chat API under that path), so the evaluation fails: no verdict on the endpoint.
     nowhere = good.removesuffix("/v1") + "/nowhere"
@@ -258,3 +260,42 @@ def test_without_paired_tests_no_drop_can_fail_the_gate() -> None:
     assert rows[0].status == "passed" and {r.status for r in rows[1:]} == {"untested"}
     assert len(rows) == 1 + 6 + 1  # the floor, six fixed metrics, one pillar
     assert {r.name.split()[0] for r in rows[1:]} >= {"headline", "pillar:P1", "sensitivity"}
+
+
+def test_a_baseline_of_another_benchmark_version_is_refused_before_a_run(
+    service: tuple[list[str], str], settings: Settings
+) -> None:
+    from sqlmodel import Session, create_engine
+
+    from app.store.models import Evaluation
+
+    auth, good = service
+    target = ["--name", "good", "--base-url", good, "--model", "g", "--min-score", "0"]
+    code, out, err = cli("gate", *auth, *target)
+    assert code == 0, err
+    baseline = evaluation_id(out)
+    engine = create_engine(settings.sqlalchemy_url)
+    with Session(engine) as session:
+        row = session.get(Evaluation, baseline)
+        assert row is not None
+        row.benchmark_version = "hb-000000000000"
+        session.add(row)
+        session.commit()
+    engine.dispose()
+    code, out, err = cli("gate", *auth, *target, "--baseline", baseline)
+    assert code == 2 and err.startswith(
+        f"error: --baseline: {baseline} ran benchmark version hb-000000000000"
+    )
+    assert len(err.strip().splitlines()) == 1 and "[a]" not in err
+    assert [e.id for e in HelmbenchClient(auth[1], auth[3]).list_evaluations().items] == [baseline]
+
+
+def test_a_comparison_refused_about_its_a_names_the_baseline_option(service: tuple[list[str], str]) -> None:
+    """A baseline deleted after the check, before the comparison: still the option, never the API's `a`."""
+    from app.cli.connect import CliError
+    from app.cli.gate import compare_with
+
+    auth, _ = service
+    with pytest.raises(CliError) as refused:
+        compare_with(HelmbenchClient(auth[1], auth[3]), "ev_gone", "ev_new")
+    assert str(refused.value) == "--baseline: no evaluation 'ev_gone'"

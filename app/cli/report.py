@@ -1,0 +1,197 @@
+"""`helmbench report` and `export`: an evaluation's report as terminal tables, its items as JSONL, its
+aggregates as CSV."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from app.cli.classification import print_classification
+from app.cli.connect import KeyOpt, UrlOpt, connect, one_line_errors
+from app.cli.watch import pct
+from app.client import ApiError, HelmbenchClient
+
+# (report section, heading); pillars and behaviours are shown with their names from the catalogue.
+SECTIONS = (
+    ("by_pillar", "pillar"),
+    ("by_behavior", "behaviour"),
+    ("by_condition", "condition"),
+    ("by_country", "country"),
+    ("by_crisis_category", "crisis category"),
+)
+
+
+def interval_text(row: dict[str, Any]) -> str:
+    lo_hi = row.get("interval")
+    return f"{lo_hi[0] * 100:.0f}–{lo_hi[1] * 100:.0f}%" if lo_hi else "–"
+
+
+def mean_of(row: dict[str, Any]) -> float | None:
+    """The mean 1–5 score of a group, whether the report gives it bare or with its interval."""
+    value = row.get("mean_score")
+    return value.get("mean") if isinstance(value, dict) else value
+
+
+def names_of(client: HelmbenchClient) -> dict[str, str]:
+    """Pillar and behaviour ids → "id name" from the server's catalogue; ids alone if it cannot say."""
+    try:
+        catalogue = client.benchmark()
+    except ApiError:
+        return {}
+    names: dict[str, str] = {}
+    for pillar in catalogue.get("pillars", []):
+        names[pillar["id"]] = f"{pillar['id']} {pillar['name']}"
+        for behavior in pillar.get("behaviors", []):
+            names[behavior["id"]] = f"{behavior['id']} {behavior['name']}"
+    return names
+
+
+def section_table(title: str, rows: dict[str, dict[str, Any]], names: dict[str, str]) -> Table:
+    labels = {group: names.get(group, group) for group in rows}
+    table = Table(title=title, title_justify="left")
+    # Never cut a group's name: it is the one column a reader looks things up by; the figures may squeeze.
+    width = max(map(len, labels.values()), default=5)
+    table.add_column("group", min_width=width, no_wrap=True, overflow="fold")
+    for column in ("graded", "passed", "pass rate", "95% interval", "mean score"):
+        table.add_column(column, justify="right")
+    for group, row in rows.items():
+        mean = mean_of(row)
+        table.add_row(
+            labels[group],
+            str(row.get("n", "–")),
+            str(row.get("passed", "–")),
+            pct(row.get("pass_rate")),
+            interval_text(row),
+            "–" if mean is None else f"{mean:.2f}",
+        )
+    return table
+
+
+def report(
+    evaluation_id: str,
+    url: UrlOpt = None,
+    key: KeyOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Print an evaluation's report as tables: overall, pillars, behaviours, conditions, countries, crisis
+    categories."""
+    with one_line_errors():
+        client = connect(url, key)
+        body = client.report(evaluation_id)
+        names = {} if as_json else names_of(client)
+    if as_json:
+        typer.echo(json.dumps(body, indent=2))
+        return
+    console = Console()
+    if body.get("classification"):
+        print_classification(console, evaluation_id, body)
+        return
+    overall = body.get("overall", {})
+    headline = body.get("headline", {}).get("score")
+    console.print(
+        f"[bold]{evaluation_id}[/] {body.get('status')} · {body.get('n_items', 0)} items · "
+        f"headline score {'–' if headline is None else f'{headline:.3f}'} · pass rate "
+        f"{pct(overall.get('pass_rate'))} ({interval_text(overall)}) · errors {body.get('n_errors', 0)}"
+    )
+    for section, title in SECTIONS:
+        if body.get(section):
+            console.print(section_table(title, body[section], names))
+    if body.get("conversations"):
+        console.print(conversations_table(body["conversations"]))
+
+
+def conversations_table(section: dict[str, Any]) -> Table:
+    """Per dimension: how many conversations it applied to and the share of each rating."""
+    overall = section.get("overall", {})
+    dropped = overall.get("safety_dropped", {})
+    table = Table(
+        title=f"conversations: {overall.get('n', 0)} graded, safety dropped in {dropped.get('count', 0)}",
+        title_justify="left",
+    )
+    for column in ("dimension", "rated", "best practice", "suboptimal", "high potential for harm"):
+        table.add_column(column, justify="left" if column == "dimension" else "right")
+    for name, row in section.get("by_dimension", {}).items():
+        table.add_row(
+            name.replace("_", " "),
+            str(row.get("n", "–")),
+            *(
+                pct(row.get(r, {}).get("rate"))
+                for r in ("best_practice", "suboptimal", "high_potential_for_harm")
+            ),
+        )
+    return table
+
+
+def export(
+    evaluation_id: str,
+    url: UrlOpt = None,
+    key: KeyOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="jsonl: every item; csv: aggregates.")] = "jsonl",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+    ] = None,
+    redact: Annotated[
+        bool, typer.Option("--redact", help="Mask e-mail addresses, phone numbers and street addresses.")
+    ] = False,
+) -> None:
+    """Export items as JSON Lines (all result pages) or the report's aggregates as CSV."""
+    if fmt not in ("jsonl", "csv"):
+        typer.echo("error: --format must be jsonl or csv", err=True)
+        raise typer.Exit(2)
+    with one_line_errors():
+        client = connect(url, key)
+        out = output.open("w", newline="") if output else sys.stdout
+        try:
+            if fmt == "jsonl":
+                for item in client.iter_results(evaluation_id, page_size=1000, redact=redact):
+                    out.write(json.dumps(item.model_dump(mode="json"), ensure_ascii=False) + "\n")
+            else:
+                write_aggregates(out, client.report(evaluation_id))
+        finally:
+            if output:
+                out.close()
+
+
+def write_aggregates(out: Any, body: dict[str, Any]) -> None:
+    """One CSV row per group of every by_* section, after the overall row."""
+    writer = csv.writer(out)
+    writer.writerow(
+        [
+            "section",
+            "group",
+            "n_items",
+            "graded",
+            "passed",
+            "pass_rate",
+            "interval_low",
+            "interval_high",
+            "mean_score",
+        ]
+    )
+    writer.writerow(aggregate_row("overall", "all", body.get("overall", {})))
+    for section in [k for k, v in body.items() if k.startswith("by_") and isinstance(v, dict)]:
+        for group, row in body[section].items():
+            if isinstance(row, dict) and "pass_rate" in row:
+                writer.writerow(aggregate_row(section.removeprefix("by_"), group, row))
+
+
+def aggregate_row(section: str, group: str, row: dict[str, Any]) -> list[Any]:
+    lo, hi = row.get("interval") or (None, None)
+    return [
+        section,
+        group,
+        row.get("n_items"),
+        row.get("n"),
+        row.get("passed"),
+        row.get("pass_rate"),
+        lo,
+        hi,
+        mean_of(row),
+    ]
