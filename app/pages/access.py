@@ -89,6 +89,8 @@ def _secure(request: Request) -> bool:
 def _same_origin(request: Request) -> bool:
     """A browser names the page a form came from: another site's is refused (a missing Origin and Referer, as
     from curl, leaves the CSRF token to decide)."""
+    if request.headers.get("sec-fetch-site") == "cross-site":
+        return False
     sent = request.headers.get("origin") or request.headers.get("referer")
     if sent is None:
         return True
@@ -138,8 +140,9 @@ def _sign_in_form(
         samesite="strict",
         secure=_secure(request),
     )
+    # Not no-referrer: a browser then posts the form with Origin: null, which the origin check refuses.
     response.headers["Cache-Control"] = NO_STORE
-    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Referrer-Policy"] = "same-origin"
     return response
 
 

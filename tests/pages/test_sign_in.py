@@ -109,7 +109,13 @@ def test_sign_in_without_the_forms_token_or_from_another_site_is_refused(
         headers={"Origin": "https://evil.example"},
         follow_redirects=False,
     )
-    for answer in (bare, wrong, foreign):
+    cross_site = client.post(
+        "/sign-in",
+        data={"csrf": token, "api_key": a.admin_key},
+        headers={"Sec-Fetch-Site": "cross-site"},
+        follow_redirects=False,
+    )
+    for answer in (bare, wrong, foreign, cross_site):
         assert answer.status_code == 403 and "another site" in answer.text
         assert SESSION_COOKIE not in answer.headers.get("set-cookie", "")
     assert client.get(f"/evaluations/{a.evaluation_id}").status_code == 404
