@@ -21,6 +21,7 @@ from sqlmodel import Session
 
 from app.deps import AppState, SessionDep, admit_key, check_key, closing_session, get_state
 from app.http.problems import Problem
+from app.limits.api_rate import LimiterUnavailable
 from app.pages.templating import templates
 from app.services import browser_sessions
 from app.store.models import ApiKey
@@ -156,7 +157,10 @@ def sign_in_page(request: Request, next: str | None = None) -> HTMLResponse:  # 
 
 def _try_sign_in(state: AppState, client: str, raw: str) -> browser_sessions.Started | tuple[int, str]:
     """A session for a good key, or the status and message to show with the form again."""
-    wait = state.limiter.take(f"sign-in:{client}", per_minute=SIGN_IN_PER_MINUTE, burst=SIGN_IN_BURST)
+    try:
+        wait = state.limiter.take(f"sign-in:{client}", per_minute=SIGN_IN_PER_MINUTE, burst=SIGN_IN_BURST)
+    except LimiterUnavailable:  # unthrottled sign-in is what the limit is there to stop: refuse for now
+        return 503, "Sign-in is unavailable for a moment; try again in a few seconds."
     if wait is not None:
         return 429, f"Too many sign-in attempts from here; try again in {int(wait) + 1} seconds."
     with closing_session(state.deps.engine) as session:
