@@ -101,8 +101,15 @@ def _same_origin(request: Request) -> bool:
 
 
 def _local_path(value: str | None) -> str:
-    """Where to go after signing in: a path on this site only, never another host."""
-    if value and value.startswith("/") and not value.startswith("//") and "\\" not in value:
+    """Where to go after signing in: a path on this site only, never another host (browsers drop tabs and
+    newlines from a URL, so `/<tab>/host` would be `//host`: any control character is refused)."""
+    if (
+        value
+        and value.startswith("/")
+        and not value.startswith("//")
+        and "\\" not in value
+        and value.isprintable()
+    ):
         return value
     return "/"
 

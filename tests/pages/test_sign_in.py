@@ -182,5 +182,5 @@ def test_after_sign_in_only_a_path_on_this_site_is_followed(
     app_and_teams: tuple[TestClient, Team, Team],
 ) -> None:
     client, a, _ = app_and_teams
-    for elsewhere in ("https://evil.example/", "//evil.example/x"):
+    for elsewhere in ("https://evil.example/", "//evil.example/x", "/\t/evil.example/", "/\\evil.example"):
         assert sign_in(client, a.admin_key, next_path=elsewhere).headers["location"] == "/"
