@@ -307,6 +307,13 @@ class Settings(BaseSettings):
     rate_burst: int = Field(
         default=60, ge=1, description="Requests a key may make at once before rate_per_minute applies."
     )
+    session_hours: int = Field(
+        default=12,
+        ge=1,
+        le=24 * 30,
+        description="How long a browser stays signed in on the pages (POST /sign-in with an API key); "
+        "revoking the key signs it out at once.",
+    )
     max_matrix_items: int = Field(
         default=100_000, ge=1, description="Largest evaluation (items = suite size x repeats); 422 above."
     )

@@ -96,17 +96,23 @@ def check_key(
             headers={"WWW-Authenticate": "Bearer"},
         )
     key = find_active_key(session=session, raw=credentials.credentials)
+    return admit_key(state, key, writes=request.method not in _READS)
+
+
+def admit_key(state: AppState, key: ApiKey | None, *, writes: bool, field: str = "Authorization") -> ApiKey:
+    """What every way in (a Bearer header, a page's sign-in, its session) checks of a key found: unknown or
+    revoked → 401, over its rate → 429, a read-only key writing → 403."""
     if key is None:
         raise Problem(
             401,
             "Unauthorized",
             "the API key is unknown or revoked",
-            field="Authorization",
+            field=field,
             headers={"WWW-Authenticate": "Bearer"},
         )
     enforce_rate(state.limiter, key.id, state.deps.settings)
-    if key.role == "read-only" and request.method not in _READS:
-        raise Problem(403, "Forbidden", "this key is read-only", field="Authorization")
+    if key.role == "read-only" and writes:
+        raise Problem(403, "Forbidden", "this key is read-only", field=field)
     return key
 
 

@@ -33,6 +33,7 @@ from app.routers import (
     labels,
     public,
     schedules,
+    shares,
     targets,
     teams,
 )
@@ -172,6 +173,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(labels.router)
     app.include_router(schedules.router)
     app.include_router(audit.router)
+    app.include_router(shares.router)
     app.include_router(pages_router)
     document_problems(app)  # after every router: it documents them all
     return app

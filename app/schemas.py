@@ -710,3 +710,33 @@ class BadLine(BaseModel):
 class BadLinesPage(BaseModel):
     items: list[BadLine]
     next_cursor: str | None
+
+
+SHARE_DEFAULT_DAYS = 7
+SHARE_MAX_DAYS = 90
+
+
+class ShareCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    expires_in_days: int = Field(
+        default=SHARE_DEFAULT_DAYS,
+        ge=1,
+        le=SHARE_MAX_DAYS,
+        description="The link opens the report until then.",
+    )
+    label: str | None = Field(default=None, min_length=1, max_length=200, description="Who it was sent to.")
+
+
+class SharePublic(BaseModel):
+    id: str
+    evaluation_id: str
+    label: str | None
+    created_at: datetime
+    expires_at: datetime
+    revoked_at: datetime | None
+    active: bool = Field(description="Not revoked and not expired: the link opens the report now.")
+
+
+class ShareCreated(SharePublic):
+    url: str = Field(description="The report page for anyone holding it, read-only; shown this once.")

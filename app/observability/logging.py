@@ -47,3 +47,24 @@ def configure_logging(level: str = "info", json_lines: bool = True, file: TextIO
         # that already logs) follows it; a log line is rare enough here that the lookup costs nothing.
         cache_logger_on_first_use=False,
     )
+
+
+SHARED_PREFIX = "/shared/"
+
+
+class _HideShareTokens(logging.Filter):
+    """The access log names each request's path; a share link's path is its token, which opens a report, so
+    the log keeps only that a share link was followed."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and str(args[2]).startswith(SHARED_PREFIX):
+            record.args = (*args[:2], SHARED_PREFIX + "…", *args[3:])
+        return True
+
+
+def hide_share_tokens(logger_name: str = "uvicorn.access") -> None:
+    """Install the filter once on the server's access log (after the server configured its logging)."""
+    logger = logging.getLogger(logger_name)
+    if not any(isinstance(f, _HideShareTokens) for f in logger.filters):
+        logger.addFilter(_HideShareTokens())

@@ -4,42 +4,26 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from fastapi.templating import Jinja2Templates
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
-from app.deps import AppState, LibraryDep, SessionDep, check_key, get_state
+from app.deps import LibraryDep, SessionDep, get_state
+from app.errors import Gone, NotFound
 from app.http.caching import PUBLIC_CACHE, conditional_body
-from app.pages import format as fmt
+from app.observability.logging import hide_share_tokens
+from app.pages import access
+from app.pages.access import NO_STORE, Viewer, viewer
+from app.pages.templating import signed_out_header, templates
 from app.pages.views import board_versions, board_view, report_view
-from app.services import audit
+from app.services import audit, shares
 from app.services.board import Board, BoardCache, Render, board_query, common_queries
-from app.store.models import ApiKey
 
-templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
-templates.env.filters.update(pct=fmt.pct, interval=fmt.interval, score=fmt.score)
-templates.env.globals.update(bar_width=fmt.bar_width)
-_bearer = HTTPBearer(auto_error=False)
 HTML = "text/html; charset=utf-8"
-
-
-def viewer_key(
-    request: Request,
-    state: Annotated[AppState, Depends(get_state)],
-    session: SessionDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> ApiKey | None:
-    """Browsers send no key and see public pages; a Bearer key (checked as the API does) adds its team's."""
-    if credentials is None:
-        return None
-    return check_key(request, state, session, credentials)
 
 
 def board_page_key(
@@ -68,7 +52,9 @@ def board_page_render(library: Library, page: int) -> Render:
 
 @asynccontextmanager
 async def pages_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The first page of the common boards is rendered ahead (app/routers/public.py starts the refresher)."""
+    """The first page of the common boards is rendered ahead (app/routers/public.py starts the refresher);
+    share links' tokens are kept out of the access log."""
+    hide_share_tokens()
     library = app.state.helmbench.deps.library
     app.state.board_cache.prewarm(
         [
@@ -84,6 +70,7 @@ async def pages_lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 router = APIRouter(tags=["pages"], include_in_schema=False, lifespan=pages_lifespan)
+router.include_router(access.router)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -123,6 +110,10 @@ async def leaderboard_page(
             )
         )
     body, etag = hit
+    signed_in = await access.cookie_viewer(request)
+    if signed_in is not None:  # the kept page, with this viewer's name and sign-out button: for them alone
+        body = body.replace(signed_out_header().encode(), access.viewer_header(signed_in).encode(), 1)
+        return conditional_body(request, body, media_type=HTML, cache_control=NO_STORE)
     return conditional_body(request, body, etag=etag, media_type=HTML, cache_control=PUBLIC_CACHE)
 
 
@@ -132,18 +123,53 @@ def report_page(
     evaluation_id: str,
     session: SessionDep,
     library: LibraryDep,
-    key: Annotated[ApiKey | None, Depends(viewer_key)],
+    who: Annotated[Viewer | None, Depends(viewer)],
 ) -> HTMLResponse:
-    team_id = key.team_id if key else None
-    view = report_view(session=session, library=library, evaluation_id=evaluation_id, team_id=team_id)
+    """Public reports for anyone; a private one for its team's key, sent as Bearer or signed in."""
+    key = who.key if who else None
+    view = report_view(
+        session=session, library=library, evaluation_id=evaluation_id, team_id=key.team_id if key else None
+    )
     if view is None:
-        return templates.TemplateResponse(request, "not_found.html", {"what": evaluation_id}, status_code=404)
-    if key is not None:  # a team's own page shows its failed items' transcripts
-        audit.note(
-            session=session,
-            key=key,
-            action=audit.READ_PAGE,
-            object_type="evaluation",
-            object_id=evaluation_id,
+        response = templates.TemplateResponse(
+            request, "not_found.html", {"what": evaluation_id, "viewer": who}, status_code=404
         )
-    return templates.TemplateResponse(request, "report.html", {"view": view})
+    else:
+        if key is not None:  # a team's own page shows its failed items' transcripts
+            audit.note(
+                session=session,
+                key=key,
+                action=audit.READ_PAGE,
+                object_type="evaluation",
+                object_id=evaluation_id,
+            )
+        response = templates.TemplateResponse(request, "report.html", {"view": view, "viewer": who})
+    if who is not None:
+        response.headers["Cache-Control"] = NO_STORE
+    return response
+
+
+@router.get("/shared/{token}", response_class=HTMLResponse, name="shared_report_page")
+def shared_report_page(
+    request: Request, token: str, session: SessionDep, library: LibraryDep
+) -> HTMLResponse:
+    """One evaluation's report as its team sees it, read-only, for whoever holds the link. The token is in the
+    path: the page sends no Referer on (no-referrer) and no cache keeps it (no-store)."""
+    try:
+        share = shares.open_share(session=session, token=token)
+        view = report_view(
+            session=session, library=library, evaluation_id=share.evaluation_id, team_id=share.team_id
+        )
+        if view is None:  # deleted meanwhile: its shares went with it
+            raise NotFound("token", "this share link's evaluation was deleted")
+    except (NotFound, Gone) as exc:
+        status = 410 if isinstance(exc, Gone) else 404
+        response = templates.TemplateResponse(
+            request, "share_gone.html", {"detail": exc.detail}, status_code=status
+        )
+    else:
+        audit.note_share_read(session=session, share=share)
+        response = templates.TemplateResponse(request, "report.html", {"view": view, "shared": True})
+    response.headers["Cache-Control"] = NO_STORE
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response

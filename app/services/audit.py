@@ -11,7 +11,7 @@ from app.errors import NotFound
 from app.services.keys import is_platform_admin
 from app.store import audit as store
 from app.store import paging
-from app.store.models import ApiKey, AuditEvent
+from app.store.models import ApiKey, AuditEvent, ShareLink
 
 # What a key did; object_type says to what ("evaluation" or "grade_batch").
 READ_RESULTS = "read_results"
@@ -19,6 +19,7 @@ READ_ERRORS = "read_errors"
 EXPORT = "export"
 READ_PAGE = "read_page"
 READ_PUBLIC_RESULTS = "read_public_results"
+READ_SHARE = "read_share"  # the report page through a share link: no key, the share's team
 DELETE = "delete"
 DELETE_KEEP_REPORT = "delete_keep_report"
 
@@ -32,6 +33,19 @@ def note(*, session: Session, key: ApiKey | None, action: str, object_type: str,
         action=action,
         object_type=object_type,
         object_id=object_id,
+    )
+    session.commit()
+
+
+def note_share_read(*, session: Session, share: ShareLink) -> None:
+    """A read through a share link, in the owning team's log (whoever holds a link reads as the team's guest)."""
+    store.record(
+        session=session,
+        key_id=None,
+        team_id=share.team_id,
+        action=READ_SHARE,
+        object_type="evaluation",
+        object_id=share.evaluation_id,
     )
     session.commit()
 

@@ -1,8 +1,9 @@
 """Erasing what people wrote: an evaluation's or a grade batch's rows deleted (not flagged), in one transaction.
 
 Everything that holds or points at the text goes: items, labels, board figures, regressions, webhook messages
-and their delivery records, queued jobs. With `keep_report` the parent row stays, with its report (aggregates,
-no text), marked so that its results answer 410.
+and their delivery records, queued jobs, share links (a link outliving a delete would still open the report).
+With `keep_report` the parent row stays, with its report (aggregates, no text), marked so that its results
+answer 410.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from app.store.models import (
     ItemLabel,
     QueuedJob,
     Regression,
+    ShareLink,
     WebhookDelivery,
     WebhookMessage,
     utcnow,
@@ -55,6 +57,7 @@ def erase_evaluation(*, session: Session, evaluation: Evaluation, keep_report: b
     session.execute(delete(EvaluationItem).where(col(EvaluationItem.evaluation_id) == evaluation_id))
     session.execute(delete(ItemLabel).where(col(ItemLabel.evaluation_id) == evaluation_id))
     session.execute(delete(BoardFigures).where(col(BoardFigures.evaluation_id) == evaluation_id))
+    session.execute(delete(ShareLink).where(col(ShareLink.evaluation_id) == evaluation_id))
     _drop_jobs(session, evaluation_id)
     _drop_messages(session, col(WebhookMessage.evaluation_id) == evaluation_id)
     if keep_report:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sqlmodel import Session, col, select
 
+from app.store.browser_sessions import delete_sessions_of_key
 from app.store.models import ApiKey, Team, utcnow
 from app.store.roles import ROLES
 
@@ -87,9 +88,11 @@ def list_keys(*, session: Session, team_id: str, include_revoked: bool = False) 
 
 
 def revoke_key(*, session: Session, key: ApiKey) -> None:
+    """Revoked at once, and every browser it signed in is signed out."""
     if key.revoked_at is None:
         key.revoked_at = utcnow()
         session.add(key)
+    delete_sessions_of_key(session=session, key_id=key.id)
 
 
 def ensure_admin_key(*, session: Session, key_file: Path) -> str | None:

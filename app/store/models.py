@@ -439,3 +439,35 @@ class AuditEvent(SQLModel, table=True):
     object_type: str = Field(max_length=40)
     object_id: str = Field(max_length=80)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class BrowserSession(SQLModel, table=True):
+    """A browser signed in with an API key: only a hash of the cookie's token is kept, so a database read gives
+    no one a way in. Gone with the key (revoked keys' sessions are deleted and never match)."""
+
+    __tablename__ = "browser_session"
+
+    id: str = Field(default_factory=lambda: new_id("bs"), primary_key=True, max_length=40)
+    token_hash: str = Field(unique=True, max_length=64)
+    key_id: str = Field(foreign_key="apikey.id", index=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", max_length=40)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+
+
+class ShareLink(SQLModel, table=True):
+    """A read-only link to one evaluation's report page for people without a key; only the token's hash is kept."""
+
+    __tablename__ = "share_link"
+
+    id: str = Field(default_factory=lambda: new_id("shr"), primary_key=True, max_length=40)
+    token_hash: str = Field(unique=True, max_length=64)
+    evaluation_id: str = Field(foreign_key="evaluation.id", index=True, max_length=40)
+    team_id: str = Field(foreign_key="team.id", max_length=40)
+    created_by: str | None = Field(
+        default=None, max_length=40
+    )  # the key id; no foreign key, kept for the record
+    label: str | None = Field(default=None, max_length=200)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+    revoked_at: datetime | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import sys
 from collections.abc import Iterator
 
@@ -11,7 +12,7 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from app.observability.logging import configure_logging
+from app.observability.logging import configure_logging, hide_share_tokens
 
 
 @pytest.fixture(autouse=True)
@@ -57,3 +58,17 @@ def test_a_logger_used_before_a_capture_is_still_captured() -> None:
     with capture_logs() as logs:
         early.warning("seen by the capture")
     assert [entry["event"] for entry in logs] == ["seen by the capture"]
+
+
+def test_the_access_log_keeps_no_share_token(caplog: pytest.LogCaptureFixture) -> None:
+    hide_share_tokens("uvicorn.access")
+    access = logging.getLogger("uvicorn.access")
+    with caplog.at_level(logging.INFO, logger="uvicorn.access"):
+        # uvicorn's own format and arguments: client, method, path, HTTP version, status
+        access.info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:5", "GET", "/shared/s3cr3t-token", "1.1", 200)
+        access.info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:5", "GET", "/evaluations/ev_1", "1.1", 200)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [
+        '127.0.0.1:5 - "GET /shared/… HTTP/1.1" 200',
+        '127.0.0.1:5 - "GET /evaluations/ev_1 HTTP/1.1" 200',
+    ]

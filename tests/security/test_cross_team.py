@@ -5,15 +5,27 @@ ID_SOURCES, or this test fails and says so)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 import respx
 from fastapi.testclient import TestClient
 
+from app.config import Settings
+from app.main import create_app
 from tests.routers.conftest import TARGET_URL, careful_bot
 from tests.security.conftest import TeamKeys
 from tests.waits import settled
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    """Rate limits off: the probe makes two calls per route per key within seconds, more than a key's burst
+    (limits are tested in tests/limits); a 429 would hide the answer under test."""
+    with TestClient(create_app(settings.model_copy(update={"rate_per_minute": 0}))) as c:
+        yield c
+
 
 # Bodies that pass validation, so ownership (not the body) decides the answer.
 BODIES: dict[tuple[str, str], Callable[[dict[str, str]], Any]] = {
@@ -67,6 +79,9 @@ def _finished_evaluation(client: TestClient, team: TeamKeys, **extra: Any) -> di
     )
     assert schedule.status_code == 201, schedule.text
     ids["schedule_id"] = schedule.json()["id"]
+    share = client.post(f"/v1/evaluations/{evaluation_id}/shares", headers=team.admin, json={})
+    assert share.status_code == 201, share.text
+    ids["share_id"] = share.json()["id"]
     return ids
 
 
@@ -84,6 +99,7 @@ ID_SOURCES = {
     "webhook_id": "webhook_id",
     "batch_id": "batch_id",
     "schedule_id": "schedule_id",
+    "share_id": "share_id",
 }
 
 

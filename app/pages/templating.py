@@ -1,0 +1,18 @@
+"""The pages' Jinja environment, shared by the report, board and sign-in pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi.templating import Jinja2Templates
+
+from app.pages import format as fmt
+
+templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
+templates.env.filters.update(pct=fmt.pct, interval=fmt.interval, score=fmt.score)
+templates.env.globals.update(bar_width=fmt.bar_width)
+
+
+def signed_out_header() -> str:
+    """The header's viewer part as every cached page has it; a signed-in request swaps in its own."""
+    return templates.get_template("viewer.html").render(viewer=None, shared=False)
