@@ -22,6 +22,7 @@ from app.observability.logging import configure_logging
 from tests import local_services
 
 REQUIRE_SERVICES = os.environ.get("HELMBENCH_REQUIRE_SERVICES") == "1"
+SERVICE_SKIPS: Counter[str] = Counter()  # why a test needing Redis/PostgreSQL skipped -> how many
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -34,7 +35,13 @@ def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
     if REQUIRE_SERVICES:
         report.outcome = "failed"
         report.longrepr = f"HELMBENCH_REQUIRE_SERVICES=1 but the test skipped: {report.longrepr}"
-    elif isinstance(report.longrepr, tuple):
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Counts the skips for want of a service where the run's last lines are written: in the process itself, or
+    with `-n` in the controller, which receives every worker's reports (the workers' counts would be lost)."""
+    needs_service = any(m in report.keywords for m in ("redis", "postgres"))
+    if report.skipped and needs_service and isinstance(report.longrepr, tuple):
         SERVICE_SKIPS[report.longrepr[2].removeprefix("Skipped: ")] += 1
 
 
@@ -100,9 +107,6 @@ def no_probes_unless_asked() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HELMBENCH_PROBE_ENDPOINTS", "false")
         yield
-
-
-SERVICE_SKIPS: Counter[str] = Counter()
 
 
 def service_url(service: local_services.Service) -> str:

@@ -102,6 +102,12 @@ def test_the_last_lines_say_how_many_skipped_and_why(tmp_path: Path) -> None:
     assert "skipped" in tail[-1]  # pytest's totals stay the closing line
 
 
+def test_the_last_lines_count_the_skips_of_parallel_workers_too(tmp_path: Path) -> None:
+    ran = run_pytest(tmp_path, "-n", "2", "tests/limits/test_gcra.py", "tests/store/test_migrate.py", require=False)
+    assert ran.returncode == 0, ran.stdout[-3000:]
+    assert "6 tests needing Redis or PostgreSQL skipped" in ran.stdout, ran.stdout[-3000:]
+
+
 def test_ci_fails_on_such_a_skip(tmp_path: Path) -> None:
     ran = run_pytest(tmp_path, "tests/limits/test_gcra.py", require=True)
     assert ran.returncode == 1
