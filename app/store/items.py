@@ -88,11 +88,11 @@ EXPORT_PAGE = 500  # items held at once while an export streams: bounded memory 
 
 
 def item_pages(
-    engine: Engine, evaluation_id: str, where: ItemFilter | None = None, size: int = EXPORT_PAGE
+    engine: Engine, evaluation_id: str, where: ItemFilter | None = None, size: int | None = None
 ) -> Iterator[list[EvaluationItem]]:
     """Every item `where` selects in matrix order, a page at a time, each read in its own short session (no
     transaction held open while a client downloads slowly)."""
-    after = -1
+    after, size = -1, size or EXPORT_PAGE
     while True:
         with Session(engine) as session:
             rows = page_items(
