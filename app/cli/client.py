@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, BinaryIO
 
 import httpx
 import typer
@@ -82,6 +82,18 @@ class Api:
 
     def get(self, path: str, **kwargs: Any) -> Any:
         return self.request("GET", path, **kwargs)
+
+    def download(self, path: str, out: BinaryIO, **kwargs: Any) -> None:
+        """A streamed GET written to `out` as it arrives (an export may be larger than memory)."""
+        try:
+            with self.http.stream("GET", path, **kwargs) as response:
+                if not response.is_success:
+                    response.read()
+                    check(response)
+                for chunk in response.iter_bytes():
+                    out.write(chunk)
+        except httpx.HTTPError as exc:
+            raise CliError(f"cannot reach {self.base}: {exc}") from None
 
     def post(self, path: str, **kwargs: Any) -> Any:
         return self.request("POST", path, **kwargs)
@@ -510,11 +522,20 @@ def compare(
     Console().print(table)
 
 
+ITEM_FORMATS = {"items-csv": "csv", "parquet": "parquet"}  # --format → the export endpoint's format
+
+
 def export(
     evaluation_id: str,
     url: UrlOpt = None,
     key: KeyOpt = None,
-    fmt: Annotated[str, typer.Option("--format", help="jsonl: every item; csv: aggregates.")] = "jsonl",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="jsonl: every item; csv: aggregates; items-csv or parquet: one row an item, as the API exports.",
+        ),
+    ] = "jsonl",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
@@ -522,12 +543,22 @@ def export(
         bool, typer.Option("--redact", help="Mask e-mail addresses, phone numbers and street addresses.")
     ] = False,
 ) -> None:
-    """Export items as JSON Lines (all result pages) or the report's aggregates as CSV."""
-    if fmt not in ("jsonl", "csv"):
-        typer.echo("error: --format must be jsonl or csv", err=True)
+    """Export items as JSON Lines (all result pages), one row an item (CSV or Parquet), or the report's aggregates
+    as CSV."""
+    if fmt not in ("jsonl", "csv", *ITEM_FORMATS):
+        typer.echo("error: --format must be jsonl, csv, items-csv or parquet", err=True)
         raise typer.Exit(2)
     with one_line_errors():
         api = Api(url, key)
+        if fmt in ITEM_FORMATS:
+            params = {"format": ITEM_FORMATS[fmt], **({"redact": "true"} if redact else {})}
+            binary = output.open("wb") if output else sys.stdout.buffer
+            try:
+                api.download(f"/v1/evaluations/{evaluation_id}/export", binary, params=params)
+            finally:
+                if output:
+                    binary.close()
+            return
         out = output.open("w", newline="") if output else sys.stdout
         try:
             if fmt == "jsonl":
