@@ -129,11 +129,20 @@ def conversations_table(section: dict[str, Any]) -> Table:
     return table
 
 
+ITEM_FORMATS = {"items-csv": "csv", "parquet": "parquet"}  # --format -> the export endpoint's format
+
+
 def export(
     evaluation_id: str,
     url: UrlOpt = None,
     key: KeyOpt = None,
-    fmt: Annotated[str, typer.Option("--format", help="jsonl: every item; csv: aggregates.")] = "jsonl",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="jsonl: every item; csv: aggregates; items-csv or parquet: one row an item, as the API exports.",
+        ),
+    ] = "jsonl",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
@@ -141,12 +150,22 @@ def export(
         bool, typer.Option("--redact", help="Mask e-mail addresses, phone numbers and street addresses.")
     ] = False,
 ) -> None:
-    """Export items as JSON Lines (all result pages) or the report's aggregates as CSV."""
-    if fmt not in ("jsonl", "csv"):
-        typer.echo("error: --format must be jsonl or csv", err=True)
+    """Export items as JSON Lines (all result pages), one row an item (CSV or Parquet), or the report's aggregates
+    as CSV."""
+    if fmt not in ("jsonl", "csv", *ITEM_FORMATS):
+        typer.echo("error: --format must be jsonl, csv, items-csv or parquet", err=True)
         raise typer.Exit(2)
     with one_line_errors():
         client = connect(url, key)
+        if fmt in ITEM_FORMATS:
+            binary = output.open("wb") if output else sys.stdout.buffer
+            try:
+                for chunk in client.export_evaluation(evaluation_id, fmt=ITEM_FORMATS[fmt], redact=redact):
+                    binary.write(chunk)
+            finally:
+                if output:
+                    binary.close()
+            return
         out = output.open("w", newline="") if output else sys.stdout
         try:
             if fmt == "jsonl":

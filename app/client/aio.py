@@ -74,6 +74,17 @@ class AsyncHelmbenchClient:
             async for line in response.aiter_lines():
                 yield line
 
+    async def _chunks(self, call: Call[Any]) -> AsyncIterator[bytes]:
+        try:
+            async with self.http.stream(call.method, call.path, **call.request()) as response:
+                if not response.is_success:
+                    await response.aread()
+                    raise_for_problem(response)
+                async for chunk in response.aiter_bytes():
+                    yield chunk
+        except httpx.HTTPError as exc:
+            raise unreachable(self.base_url, exc) from None
+
     async def _pages(self, fetch: Callable[[str | None], Awaitable[Page[T]]]) -> AsyncIterator[T]:
         cursor: str | None = None
         while True:
@@ -197,6 +208,11 @@ class AsyncHelmbenchClient:
 
     def iter_grade_batch_errors(self, batch_id: str, *, page_size: int = 1000) -> AsyncIterator[BadLine]:
         return self._pages(lambda cursor: self._send(calls.grade_batch_errors(batch_id, cursor, page_size)))
+
+    def export_evaluation(
+        self, evaluation_id: str, *, fmt: str = "csv", redact: bool = False, **filters: str | None
+    ) -> AsyncIterator[bytes]:
+        return self._chunks(calls.export_evaluation(evaluation_id, fmt, redact, **filters))
 
     async def export_grade_batch(self, batch_id: str, *, fmt: str = "jsonl") -> AsyncIterator[str]:
         try:

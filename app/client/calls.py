@@ -223,6 +223,14 @@ def export_grade_batch(batch_id: str, fmt: str = "jsonl") -> Call[None]:
     return Call("GET", f"/v1/grade/batches/{batch_id}/export", _nothing, params={"format": fmt})
 
 
+def export_evaluation(
+    evaluation_id: str, fmt: str = "csv", redact: bool = False, **filters: str | None
+) -> Call[None]:
+    """An evaluation's items, one row each, as one streamed file (csv or parquet; read chunk by chunk)."""
+    params = _query(format=fmt, redact="true" if redact else None, **filters)
+    return Call("GET", f"/v1/evaluations/{evaluation_id}/export", _nothing, params=params)
+
+
 def ndjson(transcripts: Iterable[Mapping[str, Any]]) -> bytes:
     """Transcripts (mappings) as the JSON Lines body a grade batch takes."""
     return b"".join(json.dumps(t, ensure_ascii=False).encode() + b"\n" for t in transcripts)

@@ -83,6 +83,17 @@ class HelmbenchClient:
                 raise_for_problem(response)
             yield from response.iter_lines()
 
+    def _chunks(self, call: Call[Any]) -> Iterator[bytes]:
+        """The response's bytes as they arrive (a binary file); a refusal raises ApiError before the first."""
+        try:
+            with self.http.stream(call.method, call.path, **call.request()) as response:
+                if not response.is_success:
+                    response.read()
+                    raise_for_problem(response)
+                yield from response.iter_bytes()
+        except httpx.HTTPError as exc:
+            raise unreachable(self.base_url, exc) from None
+
     def _pages(self, fetch: Callable[[str | None], Page[T]]) -> Iterator[T]:
         cursor: str | None = None
         while True:
@@ -218,6 +229,12 @@ class HelmbenchClient:
 
     def iter_grade_batch_errors(self, batch_id: str, *, page_size: int = 1000) -> Iterator[BadLine]:
         return self._pages(lambda cursor: self._send(calls.grade_batch_errors(batch_id, cursor, page_size)))
+
+    def export_evaluation(
+        self, evaluation_id: str, *, fmt: str = "csv", redact: bool = False, **filters: str | None
+    ) -> Iterator[bytes]:
+        """The items as a CSV or Parquet file, chunk by chunk as it streams (filters as `/results` takes them)."""
+        return self._chunks(calls.export_evaluation(evaluation_id, fmt, redact, **filters))
 
     def export_grade_batch(self, batch_id: str, *, fmt: str = "jsonl") -> Iterator[str]:
         """The results file line by line as it streams (jsonl or csv), for batches of any size."""

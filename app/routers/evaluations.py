@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 import structlog
-from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
 
-from app.deps import CurrentKey, LibraryDep, QueueDep, SecretsDep, SessionDep, SettingsDep
+from app.deps import (
+    AppState,
+    CurrentKey,
+    LibraryDep,
+    QueueDep,
+    SecretsDep,
+    SessionDep,
+    SettingsDep,
+    get_state,
+)
 from app.errors import Conflict, NotFound
 from app.http.caching import PRIVATE_CACHE, conditional_json, json_bytes
 from app.queue.base import QueueUnavailable
+from app.routers.result_query import ResultFiltersDep
 from app.schemas import (
     EvaluationAccepted,
     EvaluationCreate,
@@ -20,12 +31,13 @@ from app.schemas import (
     ResultsPage,
     RunPlan,
 )
-from app.services import audit, erasure
+from app.services import audit, erasure, exports
 from app.services import results as results_service
 from app.services.evaluations import create_evaluation, public_evaluation
 from app.services.events import status_document
 from app.services.probes import prober
 from app.services.redaction import redact_results, redactor_for
+from app.services.result_filters import item_filter
 from app.store import evaluations as ev_store
 from app.store import paging
 from app.store.models import Evaluation
@@ -166,26 +178,79 @@ async def delete_evaluation(
     return Response(status_code=204)
 
 
+REDACT_DOC = "Mask e-mail addresses, phone numbers (crisis lines kept) and street addresses."
+
+
 @router.get("/{evaluation_id}/results", response_model=ResultsPage)
 def get_evaluation_results(
     evaluation_id: str,
     key: CurrentKey,
     session: SessionDep,
     library: LibraryDep,
+    filters: ResultFiltersDep,
     cursor: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    redact: Annotated[
-        bool,
-        Query(description="Mask e-mail addresses, phone numbers (crisis lines kept) and street addresses."),
-    ] = False,
+    redact: Annotated[bool, Query(description=REDACT_DOC)] = False,
 ) -> ResultsPage:
+    """Items in matrix order, a page at a time; the filters narrow them and the cursor pages the narrowed list."""
+    where = item_filter(filters, library)
     evaluation = _get(session, key.team_id, evaluation_id)
     erasure.check_transcripts_kept(evaluation)
     audit.note(
         session=session, key=key, action=audit.READ_RESULTS, object_type="evaluation", object_id=evaluation_id
     )
-    page = results_service.results_page(session=session, evaluation=evaluation, cursor=cursor, limit=limit)
+    page = results_service.results_page(
+        session=session, evaluation=evaluation, cursor=cursor, limit=limit, where=where
+    )
     return redact_results(page, redactor_for(library), library) if redact else page
+
+
+_EXPORT_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Every item the filters select, one row each, as an attachment: CSV (`format=csv`) or "
+        "Parquet (`format=parquet`). Columns: the item's ids, country, crisis category, pillar, behaviour, "
+        "verdict, 1-5 grade, error class, one `check_<name>` column per check (pass, fail or not-applicable) "
+        "and the reply as the JSON results give it.",
+        "content": {
+            media: {"schema": {"type": "string", "format": "binary"}} for media in exports.MEDIA.values()
+        },
+    }
+}
+
+
+@router.get("/{evaluation_id}/export", response_class=StreamingResponse, responses=_EXPORT_DOC)
+def export_evaluation(
+    evaluation_id: str,
+    key: CurrentKey,
+    session: SessionDep,
+    library: LibraryDep,
+    state: Annotated[AppState, Depends(get_state)],
+    filters: ResultFiltersDep,
+    format: Literal["csv", "parquet"] = "csv",  # noqa: A002 - the query parameter's public name
+    redact: Annotated[bool, Query(description=REDACT_DOC)] = False,
+) -> StreamingResponse:
+    """Item-level results for analysis, streamed a page at a time (memory bounded whatever the evaluation's
+    size); a transcript read, audited as one."""
+    where = item_filter(filters, library)
+    evaluation = _get(session, key.team_id, evaluation_id)
+    erasure.check_transcripts_kept(evaluation)
+    audit.note(
+        session=session, key=key, action=audit.EXPORT, object_type="evaluation", object_id=evaluation_id
+    )
+    session.close()  # the download may last long: each page takes its own short session
+    rows = exports.item_rows(
+        engine=state.deps.engine,
+        evaluation_id=evaluation_id,
+        library=library,
+        where=where,
+        redactor=redactor_for(library) if redact else None,
+    )
+    body = exports.csv_chunks(rows) if format == "csv" else exports.parquet_chunks(rows)
+    return StreamingResponse(
+        body,
+        media_type=exports.MEDIA[format],
+        headers={"Content-Disposition": f'attachment; filename="{evaluation_id}-items.{format}"'},
+    )
 
 
 @router.get("/{evaluation_id}/report")

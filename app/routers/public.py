@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -15,6 +15,7 @@ from app.http.body_cache import BodyCacheDep
 from app.http.caching import (
     CATALOGUE_CACHE,
     PUBLIC_CACHE,
+    conditional_body,
     conditional_json,
     json_bytes,
 )
@@ -25,6 +26,7 @@ from app.services import audit
 from app.services import results as results_service
 from app.services.board import Board, BoardCache, Render, board_query, common_queries, decode_cursor
 from app.services.catalogue import catalogue
+from app.services.leaderboard_csv import leaderboard_csv
 from app.services.results import leaderboard_page
 from app.services.sharing import public_evaluation_or_404, public_results
 from app.store import db
@@ -42,16 +44,18 @@ def leaderboard_key(
     order: str,
     limit: int,
     cursor: str | None,
+    fmt: str = "json",
 ) -> Hashable:
-    """One view of the JSON board: a request and the view rendered ahead for it share this key."""
-    return ("leaderboard", version, country, condition, suite, sort, order, limit, cursor)
+    """One view of the board as JSON or CSV: a request and the view rendered ahead for it share this key."""
+    return ("leaderboard", version, country, condition, suite, sort, order, limit, cursor, fmt)
 
 
-def leaderboard_render(limit: int, cursor: str | None) -> Render:
-    """Renders one page of a board as the JSON board's body."""
+def leaderboard_render(limit: int, cursor: str | None, fmt: str = "json") -> Render:
+    """Renders one page of a board as the JSON board's body, or the same rows as CSV."""
 
     def render(session: Session, board: Board) -> bytes:
-        return json_bytes(leaderboard_page(board, cursor=cursor, limit=limit))
+        page = leaderboard_page(board, cursor=cursor, limit=limit)
+        return leaderboard_csv(page) if fmt == "csv" else json_bytes(page)
 
     return render
 
@@ -83,7 +87,16 @@ async def board_lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(tags=["public"], lifespan=board_lifespan)
 
 
-@router.get("/v1/leaderboard", response_model=Leaderboard)
+_LEADERBOARD_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The board as JSON, or with `format=csv` the same rows as CSV: each interval as `_low` and "
+        "`_high` columns, each pillar as a `pillar_<id>` column.",
+        "content": {"text/csv": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.get("/v1/leaderboard", response_model=Leaderboard, responses=_LEADERBOARD_DOC)
 async def get_leaderboard(
     request: Request,
     benchmark_version: Annotated[str | None, Query(max_length=64)] = None,
@@ -100,13 +113,14 @@ async def get_leaderboard(
     order: Literal["asc", "desc"] = "desc",
     limit: Annotated[int, Query(ge=1, le=1000)] = DEFAULT_LIMIT,
     cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
+    format: Literal["json", "csv"] = "json",  # noqa: A002 - the query parameter's public name
 ) -> Response:
     """Rendered once per change of the public, finished set and kept; a poll reads memory. After a change the
     previous board is served (with its own ETag) for the moment it takes to render the new one.
 
     Async with no sync dependencies on purpose: under polling each thread-pool round trip adds latency.
     """
-    key = leaderboard_key(benchmark_version, country, condition, suite, sort, order, limit, cursor)
+    key = leaderboard_key(benchmark_version, country, condition, suite, sort, order, limit, cursor, format)
     boards: BoardCache = request.app.state.board_cache
     hit = boards.cached(key)
     if hit is None:
@@ -128,10 +142,16 @@ async def get_leaderboard(
                 library=state.deps.library,
                 key=key,
                 query=query,
-                render=leaderboard_render(limit, cursor),
+                render=leaderboard_render(limit, cursor, format),
             )
         )
     body, etag = hit
+    if format == "csv":
+        response = conditional_body(
+            request, body, media_type="text/csv", etag=etag, cache_control=PUBLIC_CACHE
+        )
+        response.headers["Content-Disposition"] = 'attachment; filename="leaderboard.csv"'
+        return response
     return conditional_json(request, body, etag=etag, cache_control=PUBLIC_CACHE)
 
 

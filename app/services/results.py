@@ -15,6 +15,7 @@ from app.services.board import Board, BoardQuery, compute_board, entry_json, pag
 from app.services.calibration import calibration
 from app.store import items as item_store
 from app.store import paging
+from app.store.item_filter import ItemFilter
 from app.store.models import Evaluation, EvaluationItem, GradeBatch
 
 
@@ -46,12 +47,24 @@ def _item_public(row: EvaluationItem) -> ItemPublic:
 BY_INDEX: paging.Cursor[int, EvaluationItem] = paging.by_number(lambda item: item.idx)
 
 
-def results_page(*, session: Session, evaluation: Evaluation, cursor: str | None, limit: int) -> ResultsPage:
-    """Items in matrix order; the cursor is the last index seen, so pages stay stable while items arrive."""
+def results_page(
+    *,
+    session: Session,
+    evaluation: Evaluation,
+    cursor: str | None,
+    limit: int,
+    where: ItemFilter | None = None,
+) -> ResultsPage:
+    """Items in matrix order, only those `where` selects; the cursor is the last index seen, so pages stay stable
+    while items arrive and a filtered page never repeats or skips a matching item."""
     rows, next_cursor = paging.page(
         BY_INDEX,
         lambda after, n: item_store.page_items(
-            session=session, evaluation_id=evaluation.id, after_idx=-1 if after is None else after, limit=n
+            session=session,
+            evaluation_id=evaluation.id,
+            after_idx=-1 if after is None else after,
+            limit=n,
+            where=where,
         ),
         cursor,
         limit,

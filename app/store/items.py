@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 from app.benchmark.items import ItemSpec
 from app.store import budget
 from app.store.bulk import insert_many
+from app.store.item_filter import ItemFilter
 from app.store.models import Evaluation, EvaluationItem
 
 ITEMS = EvaluationItem.__table__  # type: ignore[attr-defined]
@@ -65,15 +66,44 @@ def shard_counts(*, session: Session, evaluation_id: str, shard_size: int) -> di
     return {int(s): int(n) for s, n in session.exec(stmt)}
 
 
-def page_items(*, session: Session, evaluation_id: str, after_idx: int, limit: int) -> list[EvaluationItem]:
-    """Items in matrix order after a position; the cursor is that position."""
+def page_items(
+    *, session: Session, evaluation_id: str, after_idx: int, limit: int, where: ItemFilter | None = None
+) -> list[EvaluationItem]:
+    """Items in matrix order after a position, only those `where` selects; the cursor is that position, so a
+    filtered page starts after the last item it showed whatever the filter skipped."""
     stmt = (
         select(EvaluationItem)
-        .where(EvaluationItem.evaluation_id == evaluation_id, EvaluationItem.idx > after_idx)
+        .where(
+            EvaluationItem.evaluation_id == evaluation_id,
+            EvaluationItem.idx > after_idx,
+            *(where.conditions() if where else ()),
+        )
         .order_by(col(EvaluationItem.idx))
         .limit(limit)
     )
     return list(session.exec(stmt))
+
+
+EXPORT_PAGE = 500  # items held at once while an export streams: bounded memory whatever the evaluation's size
+
+
+def item_pages(
+    engine: Engine, evaluation_id: str, where: ItemFilter | None = None, size: int | None = None
+) -> Iterator[list[EvaluationItem]]:
+    """Every item `where` selects in matrix order, a page at a time, each read in its own short session (no
+    transaction held open while a client downloads slowly)."""
+    after, size = -1, size or EXPORT_PAGE
+    while True:
+        with Session(engine) as session:
+            rows = page_items(
+                session=session, evaluation_id=evaluation_id, after_idx=after, limit=size, where=where
+            )
+            for row in rows:
+                session.expunge(row)
+        if not rows:
+            return
+        yield rows
+        after = rows[-1].idx
 
 
 def all_items(*, session: Session, evaluation_id: str) -> list[EvaluationItem]:

@@ -167,6 +167,8 @@ class EvaluationItem(SQLModel, table=True):
         Index("ix_item_evaluation_idx", "evaluation_id", "idx"),
         # progress (written, failed) counted from the index alone: the rows are large (messages, reply, checks)
         Index("ix_item_evaluation_error", "evaluation_id", "error_class"),
+        # results filtered by verdict (the failures a researcher reads first), paged in matrix order
+        Index("ix_item_evaluation_verdict", "evaluation_id", "verdict", "idx"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
@@ -116,6 +117,35 @@ def test_errors_are_one_clear_line(server: tuple[str, str, str]) -> None:
     assert code == 1 and err.startswith("error: --suite: ") and len(err.strip().splitlines()) == 1
     code, _, err = cli("report", "ev_x", "--url", url, env={"HELMBENCH_KEY": ""})
     assert code == 1 and "no API key" in err
+
+
+def test_item_exports_as_csv_and_parquet_hold_every_item(
+    server: tuple[str, str, str], tmp_path: Path
+) -> None:
+    url, key, target = server
+    auth = ["--url", url, "--key", key]
+    code, out, err = cli(
+        "submit", *auth, "--name", "c", "--base-url", target, "--model", "c-1", "--suite", "full"
+    )
+    assert code == 0, err
+    evaluation_id = out.strip()
+    assert cli("watch", evaluation_id, *auth)[0] == 0
+    code, out, err = cli("export", evaluation_id, *auth)
+    keys = [json.loads(line)["key"] for line in out.splitlines()]
+    code, _, err = cli("export", evaluation_id, "--format", "items-csv", "-o", str(tmp_path / "i.csv"), *auth)
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "i.csv").read_text(), newline="")))
+    assert [r["key"] for r in rows] == keys and len(keys) == 9
+    assert {r["verdict"] for r in rows} == {"PASS"} and "check_escalates" in rows[0]
+    code, _, err = cli(
+        "export", evaluation_id, "--format", "parquet", "-o", str(tmp_path / "i.parquet"), *auth
+    )
+    assert code == 0, err
+    assert pq.read_table(tmp_path / "i.parquet").column("key").to_pylist() == keys
+    code, _, err = cli(
+        "export", "ev_missing", "--format", "parquet", "-o", str(tmp_path / "x.parquet"), *auth
+    )
+    assert code == 1 and err.strip() == "error: 404 Not found: no evaluation 'ev_missing' [evaluation_id]"
 
 
 def test_submit_with_a_call_budget_and_watch_it_stop(server: tuple[str, str, str]) -> None:

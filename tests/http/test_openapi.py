@@ -88,6 +88,7 @@ OPERATION_IDS = {
     ("DELETE", "/v1/webhooks/{webhook_id}"): "delete_webhook",
     ("GET", "/v1/evaluations/{evaluation_id}/events"): "evaluation_events",
     ("GET", "/v1/grade/batches/{batch_id}/export"): "export_batch",
+    ("GET", "/v1/evaluations/{evaluation_id}/export"): "export_evaluation",
     ("GET", "/v1/grade/batches/{batch_id}"): "get_batch",
     ("GET", "/v1/grade/batches/{batch_id}/errors"): "get_batch_errors",
     ("GET", "/v1/grade/batches/{batch_id}/report"): "get_batch_report",
@@ -140,3 +141,19 @@ def test_the_export_declares_the_media_types_it_answers_with(settings: Settings)
     schema = create_app(settings).openapi()
     ok = schema["paths"]["/v1/grade/batches/{batch_id}/export"]["get"]["responses"]["200"]
     assert set(ok["content"]) == set(EXPORT_MEDIA.values())  # not application/json: it streams CSV or JSONL
+
+
+def test_the_item_export_declares_its_media_types_and_the_results_their_filters(settings: Settings) -> None:
+    from app.services.exports import MEDIA
+
+    schema = create_app(settings).openapi()
+    export = schema["paths"]["/v1/evaluations/{evaluation_id}/export"]["get"]
+    assert set(export["responses"]["200"]["content"]) == {"text/csv", "application/vnd.apache.parquet"}
+    assert set(MEDIA.values()) == set(export["responses"]["200"]["content"])
+    results = schema["paths"]["/v1/evaluations/{evaluation_id}/results"]["get"]
+    filters = {"verdict", "behavior", "scenario", "country", "check"}
+    for operation in (export, results):
+        assert filters <= {p["name"] for p in operation["parameters"]}
+    board = schema["paths"]["/v1/leaderboard"]["get"]
+    assert "text/csv" in board["responses"]["200"]["content"]
+    assert "format" in {p["name"] for p in board["parameters"]}
