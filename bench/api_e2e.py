@@ -53,7 +53,7 @@ from bench.board import cpu_seconds
 from bench.mockproc import mock_process
 from bench.poll import HELMBENCH, summary
 from bench.ports import free_port, wait_http
-from tests.grading.likert.speed import reference_unit
+from tests.grading.grades.likert.speed import reference_unit
 
 LATENCY = 0.2
 POLLED = ("/v1/leaderboard", "/v1/benchmark")

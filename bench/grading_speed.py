@@ -32,13 +32,13 @@ from unittest import mock
 
 from app.benchmark.items import ResolvedItem, expand_suite, resolve
 from app.benchmark.loader import load_library
-from app.grading import checks as checks_module
-from app.grading import context as context_module
-from app.grading import verdict as verdict_module
-from app.grading.context import user_turns
+from app.grading.checks import context as context_module
+from app.grading.checks import registry as checks_module
+from app.grading.checks.context import user_turns
 from app.grading.grader import Grader
-from app.grading.verdict import Grade
-from tests.grading.likert.speed import reference_unit
+from app.grading.grades import verdict as verdict_module
+from app.grading.grades.verdict import Grade
+from tests.grading.grades.likert.speed import reference_unit
 from tests.scoring.bots import BOT_NAMES, Bot
 
 Pair = tuple[str, ResolvedItem, list[str]]

@@ -1,12 +1,12 @@
 """CPU per `find_resources` call over realistic replies, and (with --against REV) equality with an older version.
 
-Replies: every text of the paraphrase batteries (tests/grading/paraphrases), each read for its own country and
+Replies: every text of the paraphrase batteries (tests/grading/checks/paraphrases), each read for its own country and
 for a spread of others (a reply meant for one country is graded for users everywhere). The index is built
 before timing; each call is timed with the process CPU clock.
 
     python -m bench.resources_speed                 # median and p99 CPU per call
     python -m bench.resources_speed --against REV     # also: REV's CPU, and the same findings as REV's
-                                                      # app/grading/resources.py on the data without superseded
+                                                      # app/grading/checks/resources.py on the data without superseded
                                                       # numbers (which an older version does not know)
 """
 
@@ -24,8 +24,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from app.benchmark.loader import load_library
-from app.grading import resources
-from tests.grading.paraphrases.battery import batteries, load
+from app.grading.checks import resources
+from tests.grading.checks.paraphrases.battery import batteries, load
 
 ROOT = Path(__file__).resolve().parents[1]
 SPREAD = (None, "AU", "US", "GB", "IE", "NZ", "JP", "DE", "BR", "IN", "SG", "ZA")
@@ -41,15 +41,19 @@ def cases() -> list[tuple[str, str | None, tuple[str, ...]]]:
     return out
 
 
+# Where the module stood: it moved into app/grading/checks/, and REV may be from before the move.
+_PATHS = ("app/grading/checks/resources.py", "app/grading/resources.py")
+
+
 def _module_at(rev: str):
-    """app/grading/resources.py as it was at rev, imported under another name."""
-    source = subprocess.run(
-        ["git", "show", f"{rev}:app/grading/resources.py"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    """app/grading/checks/resources.py as it was at rev, imported under another name."""
+    for where in _PATHS:
+        shown = subprocess.run(["git", "show", f"{rev}:{where}"], cwd=ROOT, capture_output=True, text=True)
+        if shown.returncode == 0:
+            source = shown.stdout
+            break
+    else:
+        raise SystemExit(f"{rev} has no resources module at {' or '.join(_PATHS)}")
     path = Path(tempfile.mkdtemp()) / "resources_before.py"
     path.write_text(source, encoding="utf-8")
     spec = importlib.util.spec_from_file_location("resources_before", path)

@@ -37,8 +37,8 @@ from scipy import stats
 from app.benchmark.loader import load_library
 from app.grading.checks import HARM_CHECKS
 from app.grading.grader import Grader
-from app.grading.likert import on_scale, verdict_of
-from app.grading.risk import user_voices_risk
+from app.grading.grades.likert import on_scale, verdict_of
+from app.grading.reading.risk import user_voices_risk
 from app.grading.transcript import Message, Transcript
 from app.scoring.agreement import confusion, kappa
 

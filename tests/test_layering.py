@@ -92,6 +92,64 @@ def test_the_engine_imports_no_edge() -> None:
     assert found == [], "engine modules importing an edge:\n" + "\n".join(found)
 
 
+# Grading's rooms import one way: text is read before a check decides, checks and judges before a grade combines
+# them, and the grader (with what it hands a caller) stands on top. A room may import itself and those named here.
+GRADING = "app.grading"
+GRADING_ROOMS: dict[str, frozenset[str]] = {
+    "reading": frozenset(),
+    "checks": frozenset({"reading"}),
+    "judges": frozenset({"reading"}),
+    "grades": frozenset({"reading", "checks", "judges"}),
+}
+
+
+def grading_room(module: str) -> str | None:
+    """The room of a module under app.grading ("grader" for the modules on top), None outside grading."""
+    if not under(module, (GRADING,)) or module == GRADING:
+        return None
+    first = module.split(".")[2]
+    return first if first in GRADING_ROOMS else "grader"
+
+
+def room_crossings(room: str, tree: ast.Module) -> Iterator[str]:
+    """Imports from a grading room into a room it may not read."""
+    allowed = GRADING_ROOMS[room] | {room}
+    for line, module, names in imported(tree):
+        targets = [f"{module}.{name}" for name in names] if module == GRADING else [module]
+        for target in targets:
+            other = grading_room(target)
+            if other is not None and other not in allowed:
+                yield f"{line}: {room} imports {target} ({other})"
+
+
+def test_grading_rooms_import_one_way() -> None:
+    found = []
+    for room in GRADING_ROOMS:
+        for path, tree in modules(APP / "grading" / room):
+            found += [f"{path}:{crossing}" for crossing in room_crossings(room, tree)]
+    assert found == [], "a grading room importing against the flow:\n" + "\n".join(found)
+
+
+def test_every_grading_module_stands_in_a_room() -> None:
+    """A module dropped back into app/grading/ would sit outside the rooms' rule; only the entry points live there."""
+    top = sorted(path.name for path in (APP / "grading").glob("*.py"))
+    assert top == ["__init__.py", "grader.py", "result.py", "transcript.py"]
+    rooms = {p.name for p in (APP / "grading").iterdir() if p.is_dir() and not p.name.startswith("__")}
+    assert rooms == set(GRADING_ROOMS), "a folder of app/grading/ that the rooms' rule does not name"
+
+
+def test_the_rooms_rule_catches_a_backward_import() -> None:
+    backward = ast.parse("from app.grading.grades.likert import verdict_of\nfrom app.grading import checks\n")
+    assert list(room_crossings("reading", backward)) == [
+        "1: reading imports app.grading.grades.likert (grades)",
+        "2: reading imports app.grading.checks (checks)",
+    ]
+    assert list(room_crossings("judges", ast.parse("from app.grading.grader import Grader\n"))) == [
+        "1: judges imports app.grading.grader (grader)"
+    ]
+    assert list(room_crossings("grades", backward)) == []
+
+
 # A comment that points at the project's history instead of the reason: an issue number, a review, a migration
 # number standing for "when this was added".
 HISTORY = re.compile(r"\bissue[- ]?#?\d+|\bas the review\b|\breview(?:'s)? asks?\b|\(migration \d{4}\)", re.I)

@@ -27,9 +27,9 @@ CONTRIBUTING = """\
    raising the alarm and not raising it, set `flag_optional: true` and say why in `note`; in a P1 scenario, also
    list every rung of the behaviour's `ladder` persona (pillars.yaml). The `bare` condition (no system prompt at
    all) fits only text scenarios that run without a user context.
-4. Criteria: a `routing` tag where the product asks for one, deterministic `checks` (see `app/grading/checks.py`
-   for names), and judge `rubrics` only for what a rule cannot decide. Write every judgment call in
-   `design_decisions`.
+4. Criteria: a `routing` tag where the product asks for one, deterministic `checks` (named in
+   `app/grading/checks/registry.py`), and judge `rubrics` only for what a rule cannot decide. Write every
+   judgment call in `design_decisions`.
 5. Give a perturbation a `sender:` block (right after its `message:` or `turns:`) when its words say something
    about who sends it: `age_bands` (minor under 18, adult 18–64, older 65+), `ages` where it states one ("i'm only
    17"), and `facts` from the closed list below ("since my wife passed" → `widowed`). A message then runs only

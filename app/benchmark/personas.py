@@ -22,7 +22,7 @@ CommunicationStyle = Literal[
 ]
 
 # Shapes of method detail a card must never hold: amounts with units, counts of a means, steps, lethality words.
-# Kept as shapes (like app/grading/method.py), never as harmful content.
+# Kept as shapes (like app/grading/checks/method.py), never as harmful content.
 _METHOD_SHAPES = re.compile(
     r"\b(?:\d+\s*(?:mg|g|ml|milligrams?|grams?|tablets?|pills?|capsules?|doses?|metres?|meters?|feet|storeys?|"
     r"floors?)|how (?:many|much) (?:would|will|does) it take|lethal|overdose on|step[- ]by[- ]step|"

@@ -15,7 +15,7 @@ from app.conversations.judging import refine
 from app.conversations.loop import ConversationResult, run_conversation
 from app.conversations.observe import Observer
 from app.conversations.script_user import ScriptedUser
-from app.grading.judge import Panel
+from app.grading.judges.judge import Panel
 from app.targets.base import TargetAdapter, TargetReply
 
 

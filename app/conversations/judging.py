@@ -10,7 +10,7 @@ from typing import Any
 from app.benchmark.conversations import JUDGE_QUESTIONS, ConversationScript
 from app.benchmark.schema import Rubric
 from app.conversations.grade import ConversationGrade, Dimension, settle
-from app.grading.judge import JudgeCase, Panel
+from app.grading.judges.judge import JudgeCase, Panel
 
 RUBRICS = {
     "supportive": Rubric(

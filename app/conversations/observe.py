@@ -1,7 +1,7 @@
 """What our checks see in one reply of a conversation: the Observation a user reacts to, and the per-turn checks.
 
-The same deterministic checks that grade single replies (app/grading/checks.py) run on every assistant turn; the
-Observation is a projection of them, so a scripted user and the conversation's grade can never disagree about
+The same deterministic checks that grade single replies (app/grading/checks/registry.py) run on every assistant
+turn; the Observation is a projection of them, so a scripted user and the conversation's grade can never disagree about
 what a reply did.
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 from app.benchmark.countries import CountryResources
 from app.conversations.user import Observation
 from app.grading.checks import CHECKS
-from app.grading.context import CheckInput
-from app.grading.cues import CueText
-from app.grading.support import support_found
+from app.grading.checks.context import CheckInput
+from app.grading.checks.support import support_found
+from app.grading.reading.cues import CueText
 
 # Checks recorded on every turn; booleans (None where a check cannot be made, e.g. no country data).
 TURN_CHECKS = (

@@ -24,7 +24,7 @@ from app.conversations.loop import run_conversation
 from app.conversations.observe import Observer
 from app.conversations.simulator import SimulatedUser, SimulatorRules
 from app.conversations.simulator_faults import SIMULATOR_ERROR
-from app.grading.judge import Panel
+from app.grading.judges.judge import Panel
 from app.targets.base import TargetAdapter, TargetReply
 
 

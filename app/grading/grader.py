@@ -9,10 +9,10 @@ import httpx
 
 from app.benchmark.countries import CountryResources
 from app.benchmark.items import ResolvedItem
-from app.grading.judge import JudgeCase, JudgeConfig, Panel
-from app.grading.reply import parse_reply
+from app.grading.grades.verdict import Grade, GradingInput, apply_judge, grade_replies
+from app.grading.judges.judge import JudgeCase, JudgeConfig, Panel
+from app.grading.reading.reply import parse_reply
 from app.grading.transcript import TRANSCRIPT_CRITERIA, Transcript
-from app.grading.verdict import Grade, GradingInput, apply_judge, grade_replies
 from app.net.client import make_client
 from app.net.ssrf import Allowlist
 from app.targets.retry import RetryPolicy

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.grading.verdict import Grade
+from app.grading.grades.verdict import Grade
 
 
 class GradeResult(BaseModel):

@@ -13,7 +13,7 @@ from app.benchmark.loader import Library
 from app.benchmark.simulated import is_simulated
 from app.benchmark.verdicts import FAILING
 from app.conversations.transcript import message_marks
-from app.grading.scales import SCALE_NAMES
+from app.grading.judges.scales import SCALE_NAMES
 from app.scoring.board import Entry, Rate
 from app.scoring.facets import StoredItem, build_facets
 from app.services.board import Board, BoardQuery

@@ -66,9 +66,10 @@ async def start_evaluation(
     response: Response,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", max_length=200)] = None,
 ) -> EvaluationAccepted:
-    # In a thread: the probe's calls (run back on this loop) may take seconds, and the checks read the database.
-    evaluation, created = await run_in_threadpool(
-        lambda: create_evaluation(
+    # In a thread, commit included: the probe's calls and the URL checks' DNS (run back on this loop) may take
+    # seconds, and the checks, the cost plan and the commit are database work that would hold every other request.
+    def create() -> tuple[Evaluation, bool]:
+        evaluation, created = create_evaluation(
             session=session,
             settings=settings,
             library=library,
@@ -78,8 +79,11 @@ async def start_evaluation(
             secrets=secrets,
             probe=prober(settings, body.probe),
         )
-    )
-    session.commit()
+        session.commit()
+        session.refresh(evaluation)  # loaded here: a lazy load after the commit would query on the loop
+        return evaluation, created
+
+    evaluation, created = await run_in_threadpool(create)
     if created:
         try:
             await queue.enqueue_shards(evaluation.id, evaluation.shards)

@@ -7,7 +7,7 @@ from typing import Any
 from app.benchmark.classification import classification_messages
 from app.benchmark.items import ResolvedItem
 from app.benchmark.schema import SuiteSpec
-from app.grading.classification import label_checks
+from app.grading.reading.classification import label_checks
 from app.targets.base import TargetAdapter, TargetReply
 
 

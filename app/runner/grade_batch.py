@@ -14,9 +14,9 @@ import structlog
 from sqlmodel import Session
 
 from app.grading.grader import Grader
+from app.grading.grades.verdict import Grade
 from app.grading.result import result_of
 from app.grading.transcript import Transcript
-from app.grading.verdict import Grade
 from app.runner.judging import default_judges
 from app.runner.runtime import Runtime
 from app.scoring.grade_batch import compute_summary

@@ -12,7 +12,7 @@ from typing import Any
 from app.benchmark.countries import CountryResources
 from app.config import Settings
 from app.grading.grader import Grader, judge_configs_for_evaluation, judge_configs_from_settings
-from app.grading.judge import JudgeConfig, with_providers
+from app.grading.judges.judge import JudgeConfig, with_providers
 from app.net.ssrf import Allowlist
 from app.security.secrets import SecretBox
 from app.targets.retry import RetryPolicy

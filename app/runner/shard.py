@@ -21,7 +21,7 @@ from app.benchmark.simulated import is_simulated
 from app.conversations.item import run_item as run_conversation_item
 from app.conversations.simulated_item import Simulator, run_simulated_item
 from app.grading.grader import Grader
-from app.grading.judge import outcomes_of
+from app.grading.judges.judge import outcomes_of
 from app.observability import metrics
 from app.runner.breaker import Breaker
 from app.runner.budget import Held, ShardBudget, call_tokens

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.conversations.simulated_item import Simulator
 from app.conversations.simulator import SimulatorRules
-from app.grading.judge import merge_params
+from app.grading.judges.judge import merge_params
 from app.runner.runtime import Runtime
 from app.store.models import Evaluation
 from app.targets.base import TargetConfig

@@ -17,7 +17,7 @@ import krippendorff
 import numpy as np
 
 from app.benchmark.verdicts import WORST_FIRST
-from app.grading.likert import on_scale, verdict_of
+from app.grading.grades.likert import on_scale, verdict_of
 from app.scoring.agreement import agreement
 from app.scoring.facets import Facet
 

@@ -9,7 +9,7 @@ from sqlmodel import Session
 from app.benchmark.verdicts import GRADED
 from app.errors import Invalid
 from app.grading.checks import CHECKS
-from app.grading.likert import on_scale
+from app.grading.grades.likert import on_scale
 from app.schemas import LabelIn, LabelsAccepted
 from app.scoring.agreement import agreement
 from app.store import items as item_store

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlmodel import Session
 
-from app.benchmark.items import resolve
+from app.benchmark.items import ResolvedItem, resolve
 from app.benchmark.loader import Library
 from app.config import Settings
 from app.errors import Conflict, Invalid, NotFound
@@ -19,6 +20,7 @@ from app.runner.judging import default_judges, grader_for
 from app.security.secrets import SecretBox
 from app.store import evaluations as ev_store
 from app.store import items as item_store
+from app.store.models import Evaluation
 
 
 class StoredItemReply(BaseModel):
@@ -78,16 +80,10 @@ async def grade_transcript(*, settings: Settings, library: Library, transcript: 
         return result_of(await grader.grade_transcript(transcript))
 
 
-async def grade_stored_item(
-    *,
-    session: Session,
-    settings: Settings,
-    secrets: SecretBox,
-    library: Library,
-    team_id: str,
-    body: StoredItemReply,
-) -> GradeResult:
-    """Grades a new final reply against an item the team ran; earlier replies of a script are reused."""
+def _stored_case(
+    *, session: Session, library: Library, team_id: str, body: StoredItemReply
+) -> tuple[Evaluation, ResolvedItem, list[str]]:
+    """The evaluation, the item and the replies to grade for a stored item's new reply (database reads)."""
     evaluation = ev_store.get_evaluation(session=session, team_id=team_id, evaluation_id=body.evaluation_id)
     if evaluation is None:
         raise NotFound("evaluation_id", f"no evaluation {body.evaluation_id!r}")
@@ -104,6 +100,22 @@ async def grade_stored_item(
     spec = item_store.item_spec(row)
     item = resolve(library, spec)
     earlier = [m["content"] for m in row.messages if m.get("role") == "assistant"]
-    replies = [*earlier[: len(item.perturbation.user_turns) - 1], body.reply]
+    return evaluation, item, [*earlier[: len(item.perturbation.user_turns) - 1], body.reply]
+
+
+async def grade_stored_item(
+    *,
+    session: Session,
+    settings: Settings,
+    secrets: SecretBox,
+    library: Library,
+    team_id: str,
+    body: StoredItemReply,
+) -> GradeResult:
+    """Grades a new final reply against an item the team ran; earlier replies of a script are reused."""
+    # The reads in a worker thread: database work on the loop would hold every other request meanwhile.
+    evaluation, item, replies = await run_in_threadpool(
+        _stored_case, session=session, library=library, team_id=team_id, body=body
+    )
     async with grader_for(settings, secrets, library.countries, evaluation) as grader:
         return result_of(await grader.grade(item, replies))

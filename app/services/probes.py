@@ -16,7 +16,7 @@ import anyio.from_thread
 from app.benchmark.loader import Library
 from app.config import Settings
 from app.errors import Invalid
-from app.grading.judge import JudgeConfig, probe_check, probe_messages
+from app.grading.judges.judge import JudgeConfig, probe_check, probe_messages
 from app.net.client import make_client
 from app.net.ssrf import Allowlist
 from app.runner.judging import default_judges

@@ -8,7 +8,7 @@ from sqlmodel import Session
 
 from app.benchmark.loader import Library
 from app.errors import Conflict, Gone
-from app.grading.verdict import likert_view
+from app.grading.grades.verdict import likert_view
 from app.schemas import ItemPublic, Leaderboard, LeaderboardEntry, ResultsPage
 from app.scoring.report import compute_report
 from app.services.board import Board, BoardQuery, compute_board, entry_json, page

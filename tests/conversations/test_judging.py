@@ -10,7 +10,7 @@ import respx
 from app.benchmark.loader import load_library
 from app.conversations.grade import Dimension, settle
 from app.conversations.judging import refine
-from app.grading.judge import JudgeConfig, Panel
+from app.grading.judges.judge import JudgeConfig, Panel
 
 JUDGE = "https://judge.example.com/v1"
 MESSAGES = [

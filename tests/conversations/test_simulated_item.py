@@ -15,7 +15,7 @@ from app.benchmark.loader import Library, load_library
 from app.conversations.disclosure import turn_expectations, voices_risk
 from app.conversations.simulated_item import Simulator, run_simulated_item
 from app.conversations.simulator import STOP_TOKEN, SimulatorRules
-from app.grading.judge import JudgeConfig, Panel
+from app.grading.judges.judge import JudgeConfig, Panel
 from app.targets.base import TargetConfig
 from app.targets.factory import make_adapter
 from app.targets.retry import RetryPolicy

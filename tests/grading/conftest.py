@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from app.benchmark.countries import CountryResources
-from app.grading.context import CheckInput
-from tests.grading.test_resources import COUNTRIES
+from app.grading.checks.context import CheckInput
+from tests.grading.checks.test_resources import COUNTRIES
 
 View = Callable[..., CheckInput]
 

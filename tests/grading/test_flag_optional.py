@@ -10,7 +10,7 @@ from app.benchmark.items import expand_suite, resolve
 from app.benchmark.loader import load_library
 from app.benchmark.schema import Check, Criteria, Routing
 from app.grading.grader import Grader
-from app.grading.verdict import GradingInput, grade_replies
+from app.grading.grades.verdict import GradingInput, grade_replies
 
 ROUTING = Routing(tag_set="t", flag_tag="SAFETY_CONCERNS", forbidden_without_flag=["REFUSAL"])
 HELPER_REPLY = (

@@ -15,11 +15,11 @@ from app.benchmark.loader import Library, load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
 from app.grading.grader import Grader, judge_configs_for_evaluation, judge_configs_from_settings
-from app.grading.judge import JudgeConfig
-from app.grading.verdict import GradingInput, grade_replies
+from app.grading.grades.verdict import GradingInput, grade_replies
+from app.grading.judges.judge import JudgeConfig
 from app.security.secrets import SecretBox
 from app.targets.retry import RetryPolicy
-from tests.grading.test_resources import COUNTRIES
+from tests.grading.checks.test_resources import COUNTRIES
 
 URL = "http://judge.test/v1/chat/completions"
 SAFE = (

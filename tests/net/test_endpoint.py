@@ -6,10 +6,11 @@ import asyncio
 import socket
 import threading
 
+import anyio.to_thread
 import pytest
 from fastapi.testclient import TestClient
 
-from app.net.endpoint import check_endpoint_url
+from app.net.endpoint import check_endpoint_url, check_endpoint_url_async
 from app.net.ssrf import Allowlist, UnsafeURLError
 from tests.security.conftest import TeamKeys, make_team
 
@@ -142,3 +143,47 @@ def test_slow_dns_does_not_hold_registration_past_the_timeout() -> None:
         assert asked.is_set() and not answer.is_set()
     finally:
         answer.set()
+
+
+async def test_a_service_thread_resolves_on_the_loop_which_keeps_serving() -> None:
+    """A service checking a URL from a worker thread borrows the API loop's resolver; the loop answers meanwhile."""
+    loop_thread = threading.get_ident()
+    asked, answer = asyncio.Event(), threading.Event()
+    resolved_on: list[int] = []
+
+    async def slow(host: str, port: int, allowlist: Allowlist) -> list[str]:
+        resolved_on.append(threading.get_ident())
+        asked.set()
+        await asyncio.to_thread(answer.wait, 60)
+        return ["203.0.114.9"]
+
+    def service() -> None:
+        check_endpoint_url("https://models.example.com/v1", Allowlist(), dns_timeout_s=0.5, resolve=slow)
+
+    try:
+        checking = asyncio.ensure_future(anyio.to_thread.run_sync(service))
+        await asked.wait()  # the loop runs other tasks while the lookup is outstanding
+        await checking  # accepted at the timeout, the answer still outstanding
+        assert resolved_on == [loop_thread] and not answer.is_set()
+    finally:
+        answer.set()
+
+
+async def test_async_code_awaits_the_check_on_its_own_loop() -> None:
+    async def rebinding(host: str, port: int, allowlist: Allowlist) -> list[str]:
+        raise UnsafeURLError(f"host {host!r} (= 10.0.0.7)", "private (not in the allowlist)")
+
+    with pytest.raises(UnsafeURLError, match="private"):
+        await check_endpoint_url_async(
+            "https://models.example.com/v1", Allowlist(), dns_timeout_s=1, resolve=rebinding
+        )
+    with pytest.raises(UnsafeURLError):
+        await check_endpoint_url_async("http://127.0.0.1/v1", Allowlist(), dns_timeout_s=1)
+
+
+async def test_the_blocking_form_is_refused_on_a_loop_thread() -> None:
+    async def never(host: str, port: int, allowlist: Allowlist) -> list[str]:
+        raise AssertionError("not asked")
+
+    with pytest.raises(RuntimeError, match="check_endpoint_url_async"):
+        check_endpoint_url("https://models.example.com/v1", Allowlist(), dns_timeout_s=1, resolve=never)

@@ -12,8 +12,8 @@ import pytest
 
 from app.benchmark.countries import CountryResources
 from app.benchmark.loader import load_library
-from app.grading.context import CheckInput
-from app.grading.method import gives_method_detail
+from app.grading.checks.context import CheckInput
+from app.grading.checks.method import gives_method_detail
 from tests.scoring import bot_cues, bots
 from tests.scoring.bots import DEFECTS, Bot
 

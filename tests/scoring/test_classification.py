@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.benchmark.loader import Library, load_library
-from app.grading.classification import label_checks
+from app.grading.reading.classification import label_checks
 from app.scoring.agreement import kappa
 from app.scoring.classification import (
     COLUMNS,

@@ -9,7 +9,7 @@ import httpx
 import pytest
 import respx
 
-from app.grading.judge import JudgeConfig, probe_check, probe_messages
+from app.grading.judges.judge import JudgeConfig, probe_check, probe_messages
 from app.net.client import make_client
 from app.net.ssrf import Allowlist
 from app.runner.simulator import simulator_config
