@@ -20,7 +20,7 @@ from sqlalchemy import Engine
 
 from app.benchmark.loader import Library
 from app.grading.checks import CHECKS
-from app.grading.verdict import likert_view
+from app.grading.grades.verdict import likert_view
 from app.scoring.facets import Facet, StoredItem, build_facets
 from app.security.pii import Redactor
 from app.store import items as item_store
