@@ -13,6 +13,10 @@ BENCH_STAMP := $(VENV)/.installed-bench
 # or HELMBENCH_TEST_REDIS_URL / HELMBENCH_TEST_POSTGRES_URL; otherwise they skip and the run's last lines say so.
 # .ci/run sets HELMBENCH_REQUIRE_SERVICES=1, which turns such a skip into a failure.
 
+# The suite runs on every core (pytest-xdist), a test file to a worker: a file's module fixtures (the reference
+# bots' 52,000 graded items) are built once, not once per worker. `make test XDIST=` runs it in one process.
+XDIST ?= -n auto --dist loadfile
+
 .PHONY: install run test lint bench validity clean docs
 
 # --compile-bytecode: uv writes no .pyc files by default, and where PYTHONDONTWRITEBYTECODE is set (as on our
@@ -49,7 +53,7 @@ run: $(RUN_STAMP)
 test: $(DEV_STAMP)
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	$(BIN)/ruff check app tests bench migrations
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q $(XDIST) $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check app tests bench migrations
