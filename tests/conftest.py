@@ -45,6 +45,12 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         SERVICE_SKIPS[report.longrepr[2].removeprefix("Skipped: ")] += 1
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The Redis database this process claimed goes back now, before a parallel worker can be ended by os._exit
+    (execnet's last resort), which skips atexit handlers."""
+    local_services.release_claims()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _logs_to_stderr() -> None:
     """Configure logs as `helmbench serve` does, to the process's real stderr (still captured per test by pytest),

@@ -46,7 +46,7 @@ def redis() -> Service:
         for db in REDIS_DBS:
             client = Redis.from_url(f"{LOCAL_REDIS}/{db}", socket_connect_timeout=1, socket_timeout=5)
             if client.set(CLAIM_KEY, token, nx=True, ex=CLAIM_S):
-                atexit.register(_release, client, token)
+                _CLAIMS.append((client, token))
                 return Service(f"{LOCAL_REDIS}/{db}")
             client.close()
     except (RedisError, OSError) as exc:
@@ -54,6 +54,19 @@ def redis() -> Service:
             None, f"no Redis answers at {LOCAL_REDIS} ({type(exc).__name__}) and {REDIS_VAR} is unset"
         )
     return Service(None, f"every database {REDIS_DBS.start}-{REDIS_DBS.stop - 1} of the local Redis is held")
+
+
+_CLAIMS: list[tuple[Redis, str]] = []
+
+
+def release_claims() -> None:
+    """Frees every database this process claimed. Called when pytest ends and again at exit: an xdist worker whose
+    exit outlasts execnet's grace is ended by os._exit, where atexit handlers never run."""
+    while _CLAIMS:
+        _release(*_CLAIMS.pop())
+
+
+atexit.register(release_claims)
 
 
 def _release(client: Redis, token: str) -> None:

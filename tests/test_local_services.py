@@ -9,9 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from redis import Redis
 
 from bench.ports import free_port
 from tests import local_services
+from tests.conftest import service_url
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,7 +105,9 @@ def test_the_last_lines_say_how_many_skipped_and_why(tmp_path: Path) -> None:
 
 
 def test_the_last_lines_count_the_skips_of_parallel_workers_too(tmp_path: Path) -> None:
-    ran = run_pytest(tmp_path, "-n", "2", "tests/limits/test_gcra.py", "tests/store/test_migrate.py", require=False)
+    ran = run_pytest(
+        tmp_path, "-n", "2", "tests/limits/test_gcra.py", "tests/store/test_migrate.py", require=False
+    )
     assert ran.returncode == 0, ran.stdout[-3000:]
     assert "6 tests needing Redis or PostgreSQL skipped" in ran.stdout, ran.stdout[-3000:]
 
@@ -112,3 +116,49 @@ def test_ci_fails_on_such_a_skip(tmp_path: Path) -> None:
     ran = run_pytest(tmp_path, "tests/limits/test_gcra.py", require=True)
     assert ran.returncode == 1
     assert "HELMBENCH_REQUIRE_SERVICES=1 but the test skipped" in ran.stdout
+
+
+@pytest.mark.redis
+def test_parallel_workers_give_their_redis_database_back_when_the_run_ends(tmp_path: Path) -> None:
+    """Each xdist worker claims a database; a run that never freed them would use up the local Redis's databases."""
+    service_url(local_services.redis())  # skips (fails in CI) where no Redis answers
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    (tmp_path / "test_claims.py").write_text(
+        "import pathlib, pytest, uuid\n"
+        "from redis import Redis\n"
+        "from tests import local_services\n"
+        "@pytest.mark.parametrize('n', range(4))\n"
+        "def test_claim(redis_url, n):\n"
+        f"    held = Redis.from_url(redis_url).get(local_services.CLAIM_KEY).decode()\n"
+        f"    pathlib.Path({str(seen)!r}, uuid.uuid4().hex).write_text(redis_url + ' ' + held)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != local_services.REDIS_VAR}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT)])
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-n",
+            "2",
+            "-p",
+            "tests.conftest",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path / "test_claims.py"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
+    claims = {path.read_text() for path in seen.iterdir()}
+    assert claims
+    for claim in claims:
+        url, token = claim.split(" ")
+        assert Redis.from_url(url).get(local_services.CLAIM_KEY) != token.encode(), f"{url} still held"
