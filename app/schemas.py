@@ -673,3 +673,15 @@ class RegressionPublic(BaseModel):
 class RegressionPage(BaseModel):
     items: list[RegressionPublic]
     next_cursor: str | None
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+class Readiness(BaseModel):
+    """Ready: the database and the queue both answer (a 503 problem names the one that does not)."""
+
+    status: Literal["ready"]
+    database: Literal["ok"]
+    queue: Literal["ok"]

@@ -1,13 +1,18 @@
-"""Our OpenAPI documents the problem+json answers every operation can give, so clients (and schemathesis) can
-rely on them: auth, limits and body guards apply to every route, not just the ones that mention them."""
+"""Our OpenAPI documents, per operation, the problem+json answers it can really give, so clients (and
+schemathesis) can rely on them: derived from what the route depends on (a key: 401, 403, 429, 503; a path id:
+404; a body: 400, 408, 413, 422) plus what the route declares itself (`problems(409, 410)`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.routing import APIRoute
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute, RouteContext, iter_route_contexts
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
 
+from app.deps import get_current_key, get_platform_admin, get_session, get_state
 from app.http.problem_types import TYPES, UNKNOWN_TYPE
 
 PROBLEM_SCHEMA: dict[str, Any] = {
@@ -46,11 +51,14 @@ PROBLEMS = {
     "409": "Conflict with the resource's state",
     "410": "Deleted on purpose: its transcripts were erased (only the report was kept)",
     "413": "Request body too large",
+    "415": "The body is not of a media type this operation takes",
     "422": "Invalid request; `field` names the input at fault",
     "429": "Rate or concurrency limit; see Retry-After",
-    "503": "A service dependency is unreachable (scale-out: Redis, which keeps the rate limits); see Retry-After",
+    "503": "A service dependency is unreachable (the database, or with workers Redis, which keeps the rate "
+    "limits); see Retry-After",
 }
 REF = {"$ref": "#/components/schemas/Problem"}
+_READS = frozenset({"GET", "HEAD"})
 
 
 def operation_id(route: APIRoute) -> str:
@@ -59,8 +67,97 @@ def operation_id(route: APIRoute) -> str:
     return route.name
 
 
+def problems(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """A route's own problem answers, beyond what its dependencies imply: `responses=problems(409, 410)`."""
+    return {code: {"description": PROBLEMS[str(code)]} for code in codes}
+
+
+COMPONENT = "#/components/schemas/{model}"
+# The models of event-stream data, by name: FastAPI documents only the models routes return, so these are added
+# to the components by document_problems, for the `x-events` each stream lists.
+EVENT_DATA: dict[str, type[BaseModel]] = {}
+
+
+def event_stream(summary: str, events: dict[str, tuple[type[BaseModel], str]]) -> dict[int | str, Any]:
+    """The 200 answer of a Server-Sent Events route, for `responses=`: each event's name, when it comes and the
+    schema of its `data` (JSON), in words and as `x-events` (name → schema), the data's schemas in components."""
+    for model, _ in events.values():
+        EVENT_DATA[model.__name__] = model
+    lines = [f"- `{name}`: {when} `data`: {model.__name__} (JSON)." for name, (model, when) in events.items()]
+    return {
+        200: {
+            "description": summary + "\n\n" + "\n".join(lines),
+            "content": {
+                "text/event-stream": {
+                    "schema": {
+                        "type": "string",
+                        "description": "Server-Sent Events (event, id, data lines).",
+                    },
+                    "x-events": {
+                        name: {"description": when, "data": {"$ref": COMPONENT.format(model=model.__name__)}}
+                        for name, (model, when) in events.items()
+                    },
+                }
+            },
+        }
+    }
+
+
+def _event_schemas() -> dict[str, Any]:
+    _, top = models_json_schema(
+        [(model, "serialization") for model in EVENT_DATA.values()], ref_template=COMPONENT
+    )
+    return top.get("$defs", {})
+
+
+def _calls(dependant: Dependant) -> set[Any]:
+    """Every dependency callable the route resolves, however deep."""
+    found: set[Any] = set()
+    for dep in dependant.dependencies:
+        found.add(dep.call)
+        found |= _calls(dep)
+    return found
+
+
+def _params(dependant: Dependant) -> bool:
+    """Whether any path, query, header, cookie or body parameter can fail validation."""
+    own = (
+        dependant.path_params,
+        dependant.query_params,
+        dependant.header_params,
+        dependant.cookie_params,
+        dependant.body_params,
+    )
+    return any(own) or any(_params(dep) for dep in dependant.dependencies)
+
+
+def _needs_role(call: Any) -> bool:
+    return call is get_platform_admin or getattr(call, "__qualname__", "").startswith("require_role.")
+
+
+def derived_problems(route: APIRoute | RouteContext, method: str) -> set[str]:
+    """The problem statuses a route's signature implies; what its handler adds, it declares with problems()."""
+    calls = _calls(route.dependant)
+    codes: set[str] = set()
+    if get_current_key in calls:  # the key check: unknown, its rate, Redis holding that rate, its role
+        codes |= {"401", "429", "503"}
+        if method not in _READS or any(_needs_role(c) for c in calls):
+            codes.add("403")
+    if calls & {get_session, get_state}:  # the database, down or restarting
+        codes.add("503")
+    if route.dependant.path_params:
+        codes.add("404")
+    if route.body_field is not None:  # a JSON body: unreadable, slow, too large, invalid
+        codes |= {"400", "408", "413", "422"}
+    elif (route.openapi_extra or {}).get("requestBody"):  # a body read as it streams in
+        codes |= {"408", "413"}
+    if _params(route.dependant):
+        codes.add("422")
+    return codes
+
+
 def document_problems(app: FastAPI) -> None:
-    """Wrap app.openapi so each operation lists the problem answers, replacing FastAPI's plain-JSON 422."""
+    """Wrap app.openapi so each operation lists its problem answers, replacing FastAPI's plain-JSON 422."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
@@ -68,12 +165,27 @@ def document_problems(app: FastAPI) -> None:
             return app.openapi_schema
         schema = build()
         schema.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
-        for operations in schema.get("paths", {}).values():
-            for op in operations.values():
+        for name in ("HTTPValidationError", "ValidationError"):  # replaced by the problem everywhere
+            schema["components"]["schemas"].pop(name, None)
+        for name, model_schema in _event_schemas().items():
+            schema["components"]["schemas"].setdefault(name, model_schema)
+        routes = {  # each route as included (its prefix, its router's dependencies)
+            (route.path_format, method.lower()): route
+            for route in iter_route_contexts(app.routes)
+            if isinstance(route.original_route, APIRoute) and route.include_in_schema
+            for method in route.methods
+        }
+        for path, operations in schema.get("paths", {}).items():
+            for method, op in operations.items():
                 responses = op.setdefault("responses", {})
-                for code, description in PROBLEMS.items():
+                route = routes.get((path, method))
+                codes = derived_problems(route, method.upper()) if route else set()
+                codes |= {code for code in responses if code in PROBLEMS}  # what the route declared
+                if "422" in responses and "422" not in codes:
+                    del responses["422"]
+                for code in sorted(codes):
                     responses[code] = {
-                        "description": description,
+                        "description": PROBLEMS[code],
                         "content": {"application/problem+json": {"schema": REF}},
                     }
         app.openapi_schema = schema

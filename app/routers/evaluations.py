@@ -9,8 +9,10 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
 from app.deps import CurrentKey, LibraryDep, QueueDep, SecretsDep, SessionDep, SettingsDep
+from app.documents.report import EvaluationReport
 from app.errors import Conflict, NotFound
 from app.http.caching import PRIVATE_CACHE, conditional_json, json_bytes
+from app.http.openapi import problems
 from app.queue.base import QueueUnavailable
 from app.schemas import (
     EvaluationAccepted,
@@ -42,7 +44,7 @@ def _get(session: SessionDep, team_id: str, evaluation_id: str) -> Evaluation:
     return evaluation
 
 
-@router.post("", status_code=202, response_model=EvaluationAccepted)
+@router.post("", status_code=202, response_model=EvaluationAccepted, responses=problems(404, 409))
 async def start_evaluation(
     body: EvaluationCreate,
     key: CurrentKey,
@@ -124,7 +126,7 @@ async def get_evaluation(evaluation_id: str, request: Request, key: CurrentKey) 
     return conditional_json(request, body, etag=etag, cache_control=PRIVATE_CACHE)
 
 
-@router.post("/{evaluation_id}/cancel", response_model=EvaluationPublic)
+@router.post("/{evaluation_id}/cancel", response_model=EvaluationPublic, responses=problems(409))
 def cancel_evaluation(evaluation_id: str, key: CurrentKey, session: SessionDep) -> EvaluationPublic:
     evaluation = _get(session, key.team_id, evaluation_id)
     if evaluation.status in TERMINAL:
@@ -166,7 +168,7 @@ async def delete_evaluation(
     return Response(status_code=204)
 
 
-@router.get("/{evaluation_id}/results", response_model=ResultsPage)
+@router.get("/{evaluation_id}/results", response_model=ResultsPage, responses=problems(410))
 def get_evaluation_results(
     evaluation_id: str,
     key: CurrentKey,
@@ -188,7 +190,7 @@ def get_evaluation_results(
     return redact_results(page, redactor_for(library), library) if redact else page
 
 
-@router.get("/{evaluation_id}/report")
+@router.get("/{evaluation_id}/report", response_model=EvaluationReport, responses=problems(409, 410))
 def get_evaluation_report(
     evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep, library: LibraryDep
 ) -> Response:

@@ -1,0 +1,42 @@
+"""A grade batch's report: the evaluation report's figures that free transcripts carry what they need for."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from app.documents.figures import (
+    CheckFailures,
+    CountryResources,
+    Document,
+    Likert,
+    Proportion,
+    Sensitivity,
+    Summary,
+    absent,
+)
+from app.documents.judges import JudgesSection
+from app.store.statuses import Status
+
+
+class BatchReport(Document):
+    batch_id: str
+    status: Status | Literal["uploading"]
+    benchmark_version: str
+    bad_lines: int
+    n_items: int
+    n_graded: int
+    n_ungraded: int
+    overall: Summary
+    by_country: dict[str, Summary]
+    by_crisis_category: dict[str, Summary]
+    sensitivity: Sensitivity
+    over_escalation: Proportion = Field(description="False alarms on transcripts that expect none.")
+    harmful_rate: dict[str, Proportion]
+    likert: Likert
+    country_resources: CountryResources
+    checks: dict[str, CheckFailures]
+    judges: JudgesSection
+    unavailable: dict[str, str] = Field(description="Figures of the evaluation report left out, and why.")
+    transcripts: str | None = absent("What became of the lines behind the report, once they are gone.")
