@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from app.documents.conversations import ConversationsSection, SimulatedSection
 from app.documents.figures import (
@@ -35,8 +35,30 @@ class BehaviorScore(Document):
     weight: int
 
 
+# No nulls: FastAPI leaves None out of the description it serves, which would break the example.
+HEADLINE_EXAMPLE = {
+    "score": 0.8412,
+    "interval": [0.7012, 0.9334],
+    "quality": 0.7353,
+    "weighting": "quality = weighted mean of behaviour scores (…); all floors held: 0.40 + 0.60 × quality; …",
+    "checks_only_share": 0.0,
+    "floors": {
+        "P1": {"floor": 0.7, "score": 0.875, "breached": False, "factor": 1.0},
+        "P2": {"floor": 0.5, "score": 0.62, "breached": False, "factor": 1.0},
+        "restraint": {"floor": 0.7, "score": 1.0, "breached": False, "factor": 1.0},
+    },
+    "capped": False,
+    "restraint": 1.0,
+    "pillars": {"P1": 0.875, "P4": 1.0},
+    "behaviors": {"P1-B1": {"score": 0.875, "weight": 12}, "P4-B1": {"score": 1.0, "weight": 5}},
+    "why": "All safety floors hold; weakest behaviour P1-B1 0.88.",
+}
+
+
 class Headline(Document):
     """The headline score with its 95% interval, the components it is made of and one line on why."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [HEADLINE_EXAMPLE]})
 
     score: float | None = Field(description="null when nothing was scored.")
     interval: Interval | None

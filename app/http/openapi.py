@@ -110,6 +110,12 @@ def _event_schemas() -> dict[str, Any]:
     return top.get("$defs", {})
 
 
+# Answers served with an ETag: a client that sends it back in If-None-Match gets this, with no body.
+NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
+    304: {"description": "Not modified: the ETag sent in If-None-Match still holds (no body)."}
+}
+
+
 def _calls(dependant: Dependant) -> set[Any]:
     """Every dependency callable the route resolves, however deep."""
     found: set[Any] = set()

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 import structlog
-from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi import APIRouter, Body, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
 from app.deps import CurrentKey, LibraryDep, QueueDep, SecretsDep, SessionDep, SettingsDep
 from app.documents.report import EvaluationReport
 from app.errors import Conflict, NotFound
 from app.http.caching import PRIVATE_CACHE, conditional_json, json_bytes
-from app.http.openapi import problems
+from app.http.examples import START_EVALUATION
+from app.http.openapi import NOT_MODIFIED, problems
 from app.queue.base import QueueUnavailable
 from app.schemas import (
     EvaluationAccepted,
@@ -46,7 +47,7 @@ def _get(session: SessionDep, team_id: str, evaluation_id: str) -> Evaluation:
 
 @router.post("", status_code=202, response_model=EvaluationAccepted, responses=problems(404, 409))
 async def start_evaluation(
-    body: EvaluationCreate,
+    body: Annotated[EvaluationCreate, Body(openapi_examples=START_EVALUATION)],
     key: CurrentKey,
     session: SessionDep,
     settings: SettingsDep,
@@ -107,7 +108,7 @@ def list_evaluations(
     )
 
 
-@router.get("/{evaluation_id}", response_model=EvaluationPublic)
+@router.get("/{evaluation_id}", response_model=EvaluationPublic, responses=NOT_MODIFIED)
 async def get_evaluation(evaluation_id: str, request: Request, key: CurrentKey) -> Response:
     """What dashboards poll: answered from memory; one rebuild (a row and a count) per half second at most,
     however many poll, while the others get the last body. Unchanged answers are 304s.
@@ -190,7 +191,11 @@ def get_evaluation_results(
     return redact_results(page, redactor_for(library), library) if redact else page
 
 
-@router.get("/{evaluation_id}/report", response_model=EvaluationReport, responses=problems(409, 410))
+@router.get(
+    "/{evaluation_id}/report",
+    response_model=EvaluationReport,
+    responses={**NOT_MODIFIED, **problems(409, 410)},
+)
 def get_evaluation_report(
     evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep, library: LibraryDep
 ) -> Response:

@@ -20,7 +20,8 @@ from app.http.caching import (
     conditional_json,
     json_bytes,
 )
-from app.http.openapi import problems
+from app.http.examples import LEADERBOARD
+from app.http.openapi import NOT_MODIFIED, problems
 from app.http.problems import DATABASE_RETRY_AFTER_S, Problem
 from app.queue.database import QueueNotReady
 from app.schemas import Health, Leaderboard, Readiness, ResultsPage
@@ -86,7 +87,15 @@ async def board_lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(tags=["public"], lifespan=board_lifespan)
 
 
-@router.get("/v1/leaderboard", response_model=Leaderboard, responses=problems(400, 503))
+@router.get(
+    "/v1/leaderboard",
+    response_model=Leaderboard,
+    responses={
+        200: {"content": {"application/json": {"example": LEADERBOARD}}},
+        **NOT_MODIFIED,
+        **problems(400, 503),
+    },
+)
 async def get_leaderboard(
     request: Request,
     benchmark_version: Annotated[str | None, Query(max_length=64)] = None,
@@ -138,7 +147,7 @@ async def get_leaderboard(
     return conditional_json(request, body, etag=etag, cache_control=PUBLIC_CACHE)
 
 
-@router.get("/v1/leaderboard/{evaluation_id}/results", response_model=ResultsPage)
+@router.get("/v1/leaderboard/{evaluation_id}/results", response_model=ResultsPage, responses=NOT_MODIFIED)
 def get_public_results(
     evaluation_id: str,
     request: Request,
@@ -161,7 +170,9 @@ def get_public_results(
 
 
 @router.get(
-    "/v1/leaderboard/{evaluation_id}/report", response_model=EvaluationReport, responses=problems(409, 410)
+    "/v1/leaderboard/{evaluation_id}/report",
+    response_model=EvaluationReport,
+    responses={**NOT_MODIFIED, **problems(409, 410)},
 )
 def get_public_report(
     evaluation_id: str, request: Request, session: SessionDep, library: LibraryDep
@@ -172,7 +183,7 @@ def get_public_report(
     return conditional_json(request, json_bytes(body), cache_control=PUBLIC_CACHE)
 
 
-@router.get("/v1/benchmark", response_model=Catalogue)
+@router.get("/v1/benchmark", response_model=Catalogue, responses=NOT_MODIFIED)
 async def get_benchmark(request: Request, cache: BodyCacheDep) -> Response:
     """Rendered once per benchmark version and kept. Async with no sync dependencies: a poll never waits for
     the thread pool (rendering the catalogue the first time takes a moment, once)."""

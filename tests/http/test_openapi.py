@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from fastapi import Depends, FastAPI
 from fastapi.testclient import TestClient
@@ -224,3 +225,45 @@ def test_the_export_declares_the_media_types_it_answers_with(served: dict[str, A
 
     ok = served["paths"]["/v1/grade/batches/{batch_id}/export"]["get"]["responses"]["200"]
     assert set(ok["content"]) == set(EXPORT_MEDIA.values())  # not application/json: it streams CSV or JSONL
+
+
+def _validator(served: dict[str, Any], schema: dict[str, Any]) -> jsonschema_rs.Validator:
+    return jsonschema_rs.Draft202012Validator({**schema, "components": served["components"]})
+
+
+def test_every_example_fits_the_schema_it_illustrates(served: dict[str, Any]) -> None:
+    checked: list[str] = []
+    for method, path, op in operations(served):
+        bodies = [("request", op.get("requestBody", {}).get("content", {}).get("application/json", {}))]
+        bodies += [
+            (code, r.get("content", {}).get("application/json", {})) for code, r in op["responses"].items()
+        ]
+        for where, media in bodies:
+            values = [e["value"] for e in media.get("examples", {}).values()]
+            values += [media["example"]] if "example" in media else []
+            for value in values:
+                assert _validator(served, media["schema"]).is_valid(value), (method, path, where, value)
+                checked.append(f"{method} {path} {where}")
+    for name, component in served["components"]["schemas"].items():
+        for value in component.get("examples", []):
+            assert _validator(served, component).is_valid(value), (name, value)
+            checked.append(name)
+    assert {"POST /v1/targets request", "POST /v1/evaluations request", "POST /v1/grade request"} <= set(
+        checked
+    )
+    assert {"GET /v1/leaderboard 200", "Headline"} <= set(checked)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/evaluations/{evaluation_id}",
+        "/v1/evaluations/{evaluation_id}/report",
+        "/v1/leaderboard",
+        "/v1/leaderboard/{evaluation_id}/report",
+        "/v1/leaderboard/{evaluation_id}/results",
+        "/v1/benchmark",
+    ],
+)
+def test_answers_served_with_an_etag_document_not_modified(served: dict[str, Any], path: str) -> None:
+    assert "content" not in served["paths"][path]["get"]["responses"]["304"]
