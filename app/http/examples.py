@@ -50,7 +50,6 @@ START_EVALUATION: dict[str, Any] = {
         },
     },
 }
-# No nulls in examples: FastAPI leaves None out of the description it serves.
 LEADERBOARD: dict[str, Any] = {
     "benchmark_version": "hb-6cf152c39183",
     "entries": [
@@ -73,8 +72,12 @@ LEADERBOARD: dict[str, Any] = {
             "over_escalation": 0.0,
             "ungraded_share": 0.0,
             "grader": "judge",
+            "pass_rate_basis": None,
         }
     ],
     "total": 1,
     "hidden": 0,
+    "next_cursor": None,
 }
+# Answers shown whole: added to the description once FastAPI has built it, as FastAPI leaves out every None.
+RESPONSES: dict[tuple[str, str, str], Any] = {("get", "/v1/leaderboard", "200"): LEADERBOARD}

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from app.deps import get_current_key, get_platform_admin, get_session, get_state
+from app.http import examples
 from app.http.problem_types import TYPES, UNKNOWN_TYPE
 
 PROBLEM_SCHEMA: dict[str, Any] = {
@@ -194,6 +195,10 @@ def document_problems(app: FastAPI) -> None:
                         "description": PROBLEMS[code],
                         "content": {"application/problem+json": {"schema": REF}},
                     }
+        for (method, path, code), example in examples.RESPONSES.items():
+            op = schema.get("paths", {}).get(path, {}).get(method)
+            if op:  # an app built of other routes (a test's) has none of ours
+                op["responses"][code]["content"]["application/json"]["example"] = example
         app.openapi_schema = schema
         return schema
 

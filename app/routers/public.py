@@ -20,7 +20,6 @@ from app.http.caching import (
     conditional_json,
     json_bytes,
 )
-from app.http.examples import LEADERBOARD
 from app.http.openapi import NOT_MODIFIED, problems
 from app.http.problems import DATABASE_RETRY_AFTER_S, Problem
 from app.queue.database import QueueNotReady
@@ -90,11 +89,7 @@ router = APIRouter(tags=["public"], lifespan=board_lifespan)
 @router.get(
     "/v1/leaderboard",
     response_model=Leaderboard,
-    responses={
-        200: {"content": {"application/json": {"example": LEADERBOARD}}},
-        **NOT_MODIFIED,
-        **problems(400, 503),
-    },
+    responses={**NOT_MODIFIED, **problems(400, 503)},
 )
 async def get_leaderboard(
     request: Request,

@@ -21,6 +21,7 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.errors import DomainError, NotFound, Stalled, TooLarge
+from app.schemas import Served
 from app.security.pii import Redactor
 from app.services.grading import parse_transcript_line
 from app.services.redaction import redact_transcript
@@ -39,7 +40,7 @@ class GradeBatchAccepted(BaseModel):
     bad: int
 
 
-class GradeBatchPublic(BaseModel):
+class GradeBatchPublic(Served):
     id: str
     status: str = Field(description="uploading, queued, running or succeeded (every line graded or refused)")
     lines: int = Field(description="Transcript lines uploaded (blank lines are not counted).")

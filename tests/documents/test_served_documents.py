@@ -139,3 +139,27 @@ def test_only_the_sections_some_runs_lack_are_optional(client: TestClient) -> No
         if any(option.get("type") == "null" for option in prop.get("anyOf", []))
     }
     assert nullable == {"ungraded_share", "error_share", "calibration"}
+
+
+def test_the_resources_around_a_run_fit_their_published_schema(client: TestClient) -> None:
+    """Fields with a default are in every answer, so the schema requires them: the bodies must carry them."""
+    target = make_target(client)
+    evaluation = run(client, target, suite="quick", visibility="public")
+    assert client.app.state.board_cache.catch_up()  # type: ignore[attr-defined]  # rendered in the background
+    for template, url in [
+        ("/v1/targets/{target_id}", f"/v1/targets/{target}"),
+        ("/v1/evaluations/{evaluation_id}", f"/v1/evaluations/{evaluation}"),
+        ("/v1/evaluations", "/v1/evaluations"),
+        ("/v1/evaluations/{evaluation_id}/results", f"/v1/evaluations/{evaluation}/results"),
+        ("/v1/leaderboard", "/v1/leaderboard"),
+        ("/v1/leaderboard/{evaluation_id}/results", f"/v1/leaderboard/{evaluation}/results"),
+        ("/healthz", "/healthz"),
+        ("/readyz", "/readyz"),
+    ]:
+        served_fits(client, template, url)
+    batch = upload(client, json.dumps(TRANSCRIPTS[0]) + "\n").json()
+    wait_settled(client, batch["id"])
+    for suffix in ("", "/results", "/errors"):
+        served_fits(
+            client, "/v1/grade/batches/{batch_id}" + suffix, f"/v1/grade/batches/{batch['id']}{suffix}"
+        )
