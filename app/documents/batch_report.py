@@ -20,11 +20,9 @@ from app.documents.judges import JudgesSection
 from app.store.statuses import Status
 
 
-class BatchReport(Document):
-    batch_id: str
-    status: Status | Literal["uploading"]
-    benchmark_version: str
-    bad_lines: int
+class BatchBody(Document):
+    """The figures app/scoring/grade_batch.py builds from the graded lines."""
+
     n_items: int
     n_graded: int
     n_ungraded: int
@@ -39,4 +37,13 @@ class BatchReport(Document):
     checks: dict[str, CheckFailures]
     judges: JudgesSection
     unavailable: dict[str, str] = Field(description="Figures of the evaluation report left out, and why.")
+
+
+class BatchReport(BatchBody):
+    """A grade batch's report, as the API serves it."""
+
+    batch_id: str
+    status: Status | Literal["uploading"]
+    benchmark_version: str
+    bad_lines: int
     transcripts: str | None = absent("What became of the lines behind the report, once they are gone.")

@@ -154,21 +154,26 @@ class Ladder(Document):
     dips: list[Dip]
 
 
-class ReportBase(Document):
+class EvaluationFields(Document):
+    """What the API adds to the body the scoring builds: whose report it is, and its labels' calibration."""
+
     evaluation_id: str
     status: Status
+    calibration: Calibration | None = Field(description="null until people label some of its items.")
+    transcripts: str | None = absent("What became of the text behind the report, once it is gone.")
+
+
+class ReportBody(Document):
     report_version: int
     benchmark_version: str
     n_items: int
     n_errors: int
     error_share: float | None = Field(description="null when the run has no item.")
     notes: list[str] = Field(description="Plain-language caveats.")
-    calibration: Calibration | None = Field(description="null until people label some of its items.")
-    transcripts: str | None = absent("What became of the text behind the report, once it is gone.")
 
 
-class MatrixReport(ReportBase):
-    """The report of a suite of replies or conversations."""
+class MatrixBody(ReportBody):
+    """The report of a suite of replies or conversations, as app/scoring/report.py builds it."""
 
     n_graded: int
     n_ungraded: int
@@ -240,12 +245,20 @@ class ClassificationSection(Document):
     outside: Outside
 
 
-class ClassificationReport(ReportBase):
+class ClassificationBody(ReportBody):
     """The report of a classify suite: labels, not replies, so no headline."""
 
     task: Literal["classify"]
     n_answered: int
     classification: ClassificationSection
+
+
+class MatrixReport(MatrixBody, EvaluationFields):
+    """An evaluation's report: replies or conversations."""
+
+
+class ClassificationReport(ClassificationBody, EvaluationFields):
+    """An evaluation's report: a classify suite."""
 
 
 EvaluationReport = MatrixReport | ClassificationReport
