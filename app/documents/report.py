@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
+from app.documents.classification import ClassificationSection
 from app.documents.conversations import ConversationsSection, SimulatedSection
 from app.documents.figures import (
     CheckFailures,
@@ -204,45 +205,6 @@ class MatrixBody(ReportBody):
     grader: GraderSection
     conversations: ConversationsSection | None = absent("Runs with scripted conversations.")
     simulated: SimulatedSection | None = absent("Runs of the simulated suite.")
-
-
-class Accuracy(Proportion):
-    """Answers that matched the authored label, with a cluster-bootstrap interval."""
-
-
-class Kappa(Document):
-    value: float | None
-    interval: Interval | None
-    n: int
-    kind: str
-
-
-class CategoryScores(Document):
-    authored: int
-    answered: int
-    precision: Proportion
-    recall: Proportion
-
-
-class Confusion(Document):
-    rows: list[str] = Field(description="Authored labels.")
-    columns: list[str] = Field(description="Answered labels, then outside the label set.")
-    cells: list[list[int]]
-
-
-class Outside(Proportion):
-    by_reason: dict[str, int]
-
-
-class ClassificationSection(Document):
-    n_items: int
-    n_answered: int
-    n_errors: int
-    accuracy: Accuracy
-    kappa: Kappa
-    per_category: dict[str, CategoryScores]
-    confusion: Confusion
-    outside: Outside
 
 
 class ClassificationBody(ReportBody):

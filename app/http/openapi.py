@@ -9,11 +9,10 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, RouteContext, iter_route_contexts
-from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
 
 from app.deps import get_current_key, get_platform_admin, get_session, get_state
 from app.http import examples
+from app.http.event_docs import event_schemas
 from app.http.problem_types import TYPES, UNKNOWN_TYPE
 
 PROBLEM_SCHEMA: dict[str, Any] = {
@@ -71,44 +70,6 @@ def operation_id(route: APIRoute) -> str:
 def problems(*codes: int) -> dict[int | str, dict[str, Any]]:
     """A route's own problem answers, beyond what its dependencies imply: `responses=problems(409, 410)`."""
     return {code: {"description": PROBLEMS[str(code)]} for code in codes}
-
-
-COMPONENT = "#/components/schemas/{model}"
-# The models of event-stream data, by name: FastAPI documents only the models routes return, so these are added
-# to the components by document_problems, for the `x-events` each stream lists.
-EVENT_DATA: dict[str, type[BaseModel]] = {}
-
-
-def event_stream(summary: str, events: dict[str, tuple[type[BaseModel], str]]) -> dict[int | str, Any]:
-    """The 200 answer of a Server-Sent Events route, for `responses=`: each event's name, when it comes and the
-    schema of its `data` (JSON), in words and as `x-events` (name → schema), the data's schemas in components."""
-    for model, _ in events.values():
-        EVENT_DATA[model.__name__] = model
-    lines = [f"- `{name}`: {when} `data`: {model.__name__} (JSON)." for name, (model, when) in events.items()]
-    return {
-        200: {
-            "description": summary + "\n\n" + "\n".join(lines),
-            "content": {
-                "text/event-stream": {
-                    "schema": {
-                        "type": "string",
-                        "description": "Server-Sent Events (event, id, data lines).",
-                    },
-                    "x-events": {
-                        name: {"description": when, "data": {"$ref": COMPONENT.format(model=model.__name__)}}
-                        for name, (model, when) in events.items()
-                    },
-                }
-            },
-        }
-    }
-
-
-def _event_schemas() -> dict[str, Any]:
-    _, top = models_json_schema(
-        [(model, "serialization") for model in EVENT_DATA.values()], ref_template=COMPONENT
-    )
-    return top.get("$defs", {})
 
 
 # Answers served with an ETag: a client that sends it back in If-None-Match gets this, with no body.
@@ -174,7 +135,7 @@ def document_problems(app: FastAPI) -> None:
         schema.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
         for name in ("HTTPValidationError", "ValidationError"):  # replaced by the problem everywhere
             schema["components"]["schemas"].pop(name, None)
-        for name, model_schema in _event_schemas().items():
+        for name, model_schema in event_schemas().items():
             schema["components"]["schemas"].setdefault(name, model_schema)
         routes = {  # each route as included (its prefix, its router's dependencies)
             (route.path_format, method.lower()): route

@@ -10,7 +10,7 @@ from sse_starlette import EventSourceResponse
 from app.deps import AppState, CurrentKey, SessionDep, get_state
 from app.documents.events import EVALUATION_EVENTS
 from app.errors import NotFound
-from app.http.openapi import event_stream
+from app.http.event_docs import event_stream
 from app.services.events import parse_last_event_id, progress_events
 from app.store import evaluations as ev_store
 

@@ -12,7 +12,8 @@ from sse_starlette import EventSourceResponse
 
 from app.deps import AppState, CurrentKey, LibraryDep, QueueDep, SessionDep, get_state
 from app.documents.batch_report import BatchReport
-from app.http.openapi import event_stream, problems
+from app.http.event_docs import event_stream
+from app.http.openapi import problems
 from app.http.problems import Problem
 from app.queue.base import QueueUnavailable
 from app.services import audit, erasure
