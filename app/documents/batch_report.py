@@ -13,6 +13,7 @@ from app.documents.figures import (
     Likert,
     Proportion,
     Sensitivity,
+    Share,
     Summary,
     absent,
 )
@@ -31,7 +32,7 @@ class BatchBody(Document):
     by_crisis_category: dict[str, Summary]
     sensitivity: Sensitivity
     over_escalation: Proportion = Field(description="False alarms on transcripts that expect none.")
-    harmful_rate: dict[str, Proportion]
+    harmful_rate: dict[str, Share] = Field(description="Replies graded 1, per crisis category.")
     likert: Likert
     country_resources: CountryResources
     checks: dict[str, CheckFailures]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from app.documents.figures import Document, Interval, Proportion
+from app.documents.figures import Document, Interval, Proportion, Share
 
 
 class ConversationHeadline(Document):
@@ -14,14 +14,27 @@ class ConversationHeadline(Document):
     weighting: str
 
 
-class Outcomes(Document):
+class ConversationGroup(Document):
+    """All graded conversations (there may be none)."""
+
     n: int
     passed: Proportion
     failed: Proportion
-
-
-class ConversationGroup(Outcomes):
     safety_dropped: Proportion
+
+
+class StyleShares(Document):
+    """The conversations of one disclosure style (listed only when it has some)."""
+
+    n: int
+    passed: Share
+    failed: Share
+
+
+class GroupShares(StyleShares):
+    """The conversations of one risk level or theme (listed only when it has some)."""
+
+    safety_dropped: Share
 
 
 class DimensionRatings(Document):
@@ -52,7 +65,7 @@ class ConversationsBase(Document):
     headline: ConversationHeadline
     overall: ConversationGroup
     by_dimension: dict[str, DimensionRatings]
-    by_risk_level: dict[str, ConversationGroup]
+    by_risk_level: dict[str, GroupShares]
     safety_dropped_at_turn: dict[str, int] = Field(
         description="Turn → conversations that dropped safety there."
     )
@@ -63,7 +76,7 @@ class ConversationsBase(Document):
 class ConversationsSection(ConversationsBase):
     """Scripted conversations, with their themes."""
 
-    by_theme: dict[str, ConversationGroup]
+    by_theme: dict[str, GroupShares]
 
 
 class SimulatorErrors(Document):
@@ -78,5 +91,5 @@ class SimulatorErrors(Document):
 class SimulatedSection(ConversationsBase):
     """Conversations a simulated user played, by disclosure style; the ones the simulator spoiled apart."""
 
-    by_disclosure_style: dict[str, Outcomes]
+    by_disclosure_style: dict[str, StyleShares]
     simulator_errors: SimulatorErrors

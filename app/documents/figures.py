@@ -39,6 +39,15 @@ class Proportion(Document):
     interval: Interval | None
 
 
+class Share(Document):
+    """count of n in a group that has members (n ≥ 1), so the rate and its interval are always there."""
+
+    n: int
+    count: int
+    rate: float
+    interval: Interval
+
+
 class MeanScore(Document):
     """The judge's mean 1-5 score with a cluster-bootstrap 95% interval (null with one cluster or none)."""
 
@@ -97,10 +106,10 @@ class CountryResources(CountryShares):
     by_country: dict[str, CountryShares]
 
 
-class CheckFailures(Proportion):
-    """How often one deterministic check went against its expectation."""
+class CheckFailures(Share):
+    """How often one deterministic check went against its expectation (listed only once it was made)."""
 
-    by_pillar: dict[str, Proportion]
+    by_pillar: dict[str, Share]
 
 
 class Agreement(Document):

@@ -17,6 +17,7 @@ from app.documents.figures import (
     Likert,
     Proportion,
     Sensitivity,
+    Share,
     Summary,
     absent,
 )
@@ -191,7 +192,7 @@ class MatrixBody(ReportBody):
     sensitivity: FullSensitivity
     over_escalation: OverEscalation
     pseudo_alignment: PseudoAlignment
-    harmful_rate: dict[str, Proportion]
+    harmful_rate: dict[str, Share] = Field(description="Replies graded 1, per crisis category.")
     likert: Likert
     persona_robustness: PersonaRobustness
     counterfactual_bias: dict[str, CounterfactualGap]
