@@ -31,6 +31,13 @@ def _not_reserved(value: dict[str, Any] | None) -> dict[str, Any] | None:
     return value
 
 
+class Served(BaseModel):
+    """A body the API answers with: every field is in every answer (a default included), so the published
+    schema requires each one, and a generated client does not type an always-present field as optional."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+
 Suite = Literal["quick", "full", "conversations", "simulated", "classification"]
 Visibility = Literal["private", "public"]
 
@@ -127,7 +134,7 @@ class TargetUpdate(BaseModel):
     probe: bool = PROBE_FIELD
 
 
-class TargetSettingsPublic(BaseModel):
+class TargetSettingsPublic(Served):
     """A target's configuration as the API shows it; secrets show only as whether they are set."""
 
     name: str
@@ -159,7 +166,7 @@ class TargetPublic(TargetSettingsPublic):
     version: int = Field(default=1, description="The current version; each change of the target adds one.")
 
 
-class ProbeResultPublic(BaseModel):
+class ProbeResultPublic(Served):
     endpoint: str = Field(description="target, judge, judges[i] or simulator, as the request names it.")
     ok: bool
     detail: str = Field(description="How it answered, or why it failed, in words.")
@@ -231,7 +238,7 @@ class SimulatorCreate(BaseModel):
         return _not_reserved(value) or {}
 
 
-class SimulatorPublic(BaseModel):
+class SimulatorPublic(Served):
     base_url: str | None = Field(description="null: the service's default simulator.")
     model: str | None
     turn_cap: int
@@ -315,7 +322,7 @@ class Progress(BaseModel):
     failed: int
 
 
-class EvaluationPublic(BaseModel):
+class EvaluationPublic(Served):
     id: str
     status: Status
     target_id: str
@@ -357,7 +364,7 @@ class EvaluationPublic(BaseModel):
     finished_at: datetime | None
 
 
-class EvaluationAccepted(BaseModel):
+class EvaluationAccepted(Served):
     id: str
     status: Status
     plan: RunPlan | None = None
@@ -368,7 +375,7 @@ class EvaluationPage(BaseModel):
     next_cursor: str | None
 
 
-class ItemPublic(BaseModel):
+class ItemPublic(Served):
     key: str
     index: int
     code: str
@@ -398,7 +405,7 @@ class ResultsPage(BaseModel):
     next_cursor: str | None
 
 
-class LeaderboardEntry(BaseModel):
+class LeaderboardEntry(Served):
     rank: int
     evaluation_id: str
     target_name: str
@@ -435,7 +442,7 @@ class LeaderboardEntry(BaseModel):
     )
 
 
-class Leaderboard(BaseModel):
+class Leaderboard(Served):
     benchmark_version: str
     entries: list[LeaderboardEntry]
     total: int = Field(default=0, description="Entries on the whole board (every page).")
@@ -471,7 +478,7 @@ class TeamCreate(BaseModel):
     name: str = Field(min_length=1, max_length=200)
 
 
-class TeamPublic(BaseModel):
+class TeamPublic(Served):
     id: str
     name: str
     platform: bool
@@ -549,7 +556,7 @@ class WebhookCreated(WebhookPublic):
     secret: str = Field(description="The whsec_… signing secret (Standard Webhooks), shown this once.")
 
 
-class WebhookDeliveryPublic(BaseModel):
+class WebhookDeliveryPublic(Served):
     id: int
     message_id: str = Field(description="The webhook-id header: the same on every attempt of one message.")
     event_type: WebhookEvent
@@ -682,7 +689,7 @@ class GradeBatchAccepted(BaseModel):
     bad: int
 
 
-class GradeBatchPublic(BaseModel):
+class GradeBatchPublic(Served):
     id: str
     status: str = Field(description="uploading, queued, running or succeeded (every line graded or refused)")
     lines: int = Field(description="Transcript lines uploaded (blank lines are not counted).")
@@ -740,3 +747,15 @@ class SharePublic(BaseModel):
 
 class ShareCreated(SharePublic):
     url: str = Field(description="The report page for anyone holding it, read-only; shown this once.")
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+class Readiness(BaseModel):
+    """Ready: the database and the queue both answer (a 503 problem names the one that does not)."""
+
+    status: Literal["ready"]
+    database: Literal["ok"]
+    queue: Literal["ok"]

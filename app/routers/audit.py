@@ -7,12 +7,13 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from app.deps import AdminKey, SessionDep
+from app.http.openapi import problems
 from app.services.audit import AuditPage, audit_page
 
 router = APIRouter(prefix="/v1/audit", tags=["audit"])
 
 
-@router.get("", response_model=AuditPage)
+@router.get("", response_model=AuditPage, responses=problems(404))
 def list_audit(
     admin: AdminKey,
     session: SessionDep,

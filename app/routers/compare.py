@@ -7,12 +7,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from app.deps import CurrentKey, LibraryDep, SessionDep
+from app.documents.compare import Comparison
+from app.http.openapi import problems
 from app.services.compare import compare
 
 router = APIRouter(tags=["evaluations"])
 
 
-@router.get("/v1/compare")
+@router.get("/v1/compare", response_model=Comparison, responses=problems(404, 409, 410))
 def compare_evaluations(
     key: CurrentKey,
     session: SessionDep,

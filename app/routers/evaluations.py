@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import structlog
-from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
@@ -19,8 +19,11 @@ from app.deps import (
     SettingsDep,
     get_state,
 )
+from app.documents.report import EvaluationReport
 from app.errors import Conflict, NotFound
 from app.http.caching import PRIVATE_CACHE, conditional_json, json_bytes
+from app.http.examples import START_EVALUATION
+from app.http.openapi import NOT_MODIFIED, problems
 from app.queue.base import QueueUnavailable
 from app.routers.result_query import ResultFiltersDep
 from app.schemas import (
@@ -54,9 +57,9 @@ def _get(session: SessionDep, team_id: str, evaluation_id: str) -> Evaluation:
     return evaluation
 
 
-@router.post("", status_code=202, response_model=EvaluationAccepted)
+@router.post("", status_code=202, response_model=EvaluationAccepted, responses=problems(404, 409))
 async def start_evaluation(
-    body: EvaluationCreate,
+    body: Annotated[EvaluationCreate, Body(openapi_examples=START_EVALUATION)],
     key: CurrentKey,
     session: SessionDep,
     settings: SettingsDep,
@@ -121,7 +124,7 @@ def list_evaluations(
     )
 
 
-@router.get("/{evaluation_id}", response_model=EvaluationPublic)
+@router.get("/{evaluation_id}", response_model=EvaluationPublic, responses=NOT_MODIFIED)
 async def get_evaluation(evaluation_id: str, request: Request, key: CurrentKey) -> Response:
     """What dashboards poll: answered from memory; one rebuild (a row and a count) per half second at most,
     however many poll, while the others get the last body. Unchanged answers are 304s.
@@ -140,7 +143,7 @@ async def get_evaluation(evaluation_id: str, request: Request, key: CurrentKey) 
     return conditional_json(request, body, etag=etag, cache_control=PRIVATE_CACHE)
 
 
-@router.post("/{evaluation_id}/cancel", response_model=EvaluationPublic)
+@router.post("/{evaluation_id}/cancel", response_model=EvaluationPublic, responses=problems(409))
 def cancel_evaluation(evaluation_id: str, key: CurrentKey, session: SessionDep) -> EvaluationPublic:
     evaluation = _get(session, key.team_id, evaluation_id)
     if evaluation.status in TERMINAL:
@@ -185,7 +188,7 @@ async def delete_evaluation(
 REDACT_DOC = "Mask e-mail addresses, phone numbers (crisis lines kept) and street addresses."
 
 
-@router.get("/{evaluation_id}/results", response_model=ResultsPage)
+@router.get("/{evaluation_id}/results", response_model=ResultsPage, responses=problems(410))
 def get_evaluation_results(
     evaluation_id: str,
     key: CurrentKey,
@@ -222,7 +225,9 @@ _EXPORT_DOC: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.get("/{evaluation_id}/export", response_class=StreamingResponse, responses=_EXPORT_DOC)
+@router.get(
+    "/{evaluation_id}/export", response_class=StreamingResponse, responses={**_EXPORT_DOC, **problems(410)}
+)
 def export_evaluation(
     evaluation_id: str,
     key: CurrentKey,
@@ -257,7 +262,11 @@ def export_evaluation(
     )
 
 
-@router.get("/{evaluation_id}/report")
+@router.get(
+    "/{evaluation_id}/report",
+    response_model=EvaluationReport,
+    responses={**NOT_MODIFIED, **problems(409, 410)},
+)
 def get_evaluation_report(
     evaluation_id: str, request: Request, key: CurrentKey, session: SessionDep, library: LibraryDep
 ) -> Response:

@@ -8,7 +8,9 @@ from fastapi import APIRouter, Depends, Header
 from sse_starlette import EventSourceResponse
 
 from app.deps import AppState, CurrentKey, SessionDep, get_state
+from app.documents.events import EVALUATION_EVENTS
 from app.errors import NotFound
+from app.http.event_docs import event_stream
 from app.services.events import parse_last_event_id, progress_events
 from app.store import evaluations as ev_store
 
@@ -18,12 +20,7 @@ router = APIRouter(prefix="/v1/evaluations", tags=["evaluations"])
 @router.get(
     "/{evaluation_id}/events",
     response_class=EventSourceResponse,
-    responses={
-        200: {
-            "content": {"text/event-stream": {}},
-            "description": "`progress` events, then one `end` when it is over.",
-        }
-    },
+    responses=event_stream("`progress` events, then one `end` when it is over.", EVALUATION_EVENTS),
 )
 def evaluation_events(
     evaluation_id: str,

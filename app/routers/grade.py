@@ -9,6 +9,7 @@ from fastapi import APIRouter, Body, Response
 from app.deps import CurrentKey, LibraryDep, SecretsDep, SessionDep, SettingsDep
 from app.errors import Invalid
 from app.grading.result import GradeResult
+from app.http.openapi import problems
 from app.security.pii import Redaction
 from app.services import grading as grading_service
 from app.services.redaction import REDACTED_HEADER, redact_transcript, redaction_header, redactor_for
@@ -34,7 +35,7 @@ _EXAMPLES = {
 }
 
 
-@router.post("/grade", response_model=GradeResult)
+@router.post("/grade", response_model=GradeResult, responses=problems(404, 409))
 async def grade(
     key: CurrentKey,
     session: SessionDep,

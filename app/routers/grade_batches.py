@@ -11,6 +11,9 @@ from fastapi.responses import StreamingResponse
 from sse_starlette import EventSourceResponse
 
 from app.deps import AppState, CurrentKey, LibraryDep, QueueDep, SessionDep, get_state
+from app.documents.batch_report import BatchReport
+from app.http.event_docs import event_stream
+from app.http.openapi import problems
 from app.http.problems import Problem
 from app.queue.base import QueueUnavailable
 from app.schemas import BadLinesPage, BatchResultsPage, GradeBatchAccepted, GradeBatchPublic
@@ -49,7 +52,13 @@ def check_content_type(content_type: str | None) -> None:
         )
 
 
-@router.post("", status_code=202, response_model=GradeBatchAccepted, openapi_extra=_UPLOAD_DOC)
+@router.post(
+    "",
+    status_code=202,
+    response_model=GradeBatchAccepted,
+    openapi_extra=_UPLOAD_DOC,
+    responses=problems(415),
+)
 async def upload_batch(
     request: Request,
     key: CurrentKey,
@@ -95,7 +104,7 @@ def get_batch(batch_id: str, key: CurrentKey, session: SessionDep) -> GradeBatch
     return service.public_batch(service.get_batch(session=session, team_id=key.team_id, batch_id=batch_id))
 
 
-@router.delete("/{batch_id}", status_code=204)
+@router.delete("/{batch_id}", status_code=204, responses=problems(409))
 async def delete_batch(
     batch_id: str,
     key: CurrentKey,
@@ -133,12 +142,13 @@ def _readable(session: SessionDep, key: CurrentKey, batch_id: str, action: str) 
 @router.get(
     "/{batch_id}/events",
     response_class=EventSourceResponse,
-    responses={
-        200: {
-            "content": {"text/event-stream": {}},
-            "description": "`progress` events, then one `end` when every line is settled.",
-        }
-    },
+    responses=event_stream(
+        "`progress` events, then one `end` when every line is settled.",
+        {
+            "progress": (GradeBatchPublic, "whenever more lines are settled; id: lines settled."),
+            "end": (GradeBatchPublic, "once, when every line is settled (the stream then closes)."),
+        },
+    ),
 )
 def batch_events(
     batch_id: str,
@@ -159,7 +169,7 @@ def batch_events(
     return EventSourceResponse(events, ping=15, headers={"Cache-Control": "no-store"})
 
 
-@router.get("/{batch_id}/results", response_model=BatchResultsPage)
+@router.get("/{batch_id}/results", response_model=BatchResultsPage, responses=problems(410))
 def get_batch_results(
     batch_id: str,
     key: CurrentKey,
@@ -172,7 +182,7 @@ def get_batch_results(
     return service.results_page(session=session, batch=batch, cursor=cursor, limit=limit)
 
 
-@router.get("/{batch_id}/errors", response_model=BadLinesPage)
+@router.get("/{batch_id}/errors", response_model=BadLinesPage, responses=problems(410))
 def get_batch_errors(
     batch_id: str,
     key: CurrentKey,
@@ -195,7 +205,9 @@ _EXPORT_DOC: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.get("/{batch_id}/export", response_class=StreamingResponse, responses=_EXPORT_DOC)
+@router.get(
+    "/{batch_id}/export", response_class=StreamingResponse, responses={**_EXPORT_DOC, **problems(410)}
+)
 def export_batch(
     batch_id: str,
     key: CurrentKey,
@@ -212,7 +224,12 @@ def export_batch(
     )
 
 
-@router.get("/{batch_id}/report")
+@router.get(
+    "/{batch_id}/report",
+    response_model=BatchReport,
+    response_model_exclude_unset=True,
+    responses=problems(410),
+)
 def get_batch_report(
     batch_id: str, key: CurrentKey, session: SessionDep, library: LibraryDep
 ) -> dict[str, Any]:

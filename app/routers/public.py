@@ -11,6 +11,8 @@ from fastapi.concurrency import run_in_threadpool
 from sqlmodel import Session
 
 from app.deps import LibraryDep, QueueDep, SessionDep, get_state
+from app.documents.catalogue import Catalogue
+from app.documents.report import EvaluationReport
 from app.http.body_cache import BodyCacheDep
 from app.http.caching import (
     CATALOGUE_CACHE,
@@ -19,9 +21,10 @@ from app.http.caching import (
     conditional_json,
     json_bytes,
 )
+from app.http.openapi import NOT_MODIFIED, problems
 from app.http.problems import DATABASE_RETRY_AFTER_S, Problem
 from app.queue.database import QueueNotReady
-from app.schemas import Leaderboard, ResultsPage
+from app.schemas import Health, Leaderboard, Readiness, ResultsPage
 from app.services import audit
 from app.services import results as results_service
 from app.services.board import Board, BoardCache, Render, board_query, common_queries, decode_cursor
@@ -96,7 +99,11 @@ _LEADERBOARD_DOC: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.get("/v1/leaderboard", response_model=Leaderboard, responses=_LEADERBOARD_DOC)
+@router.get(
+    "/v1/leaderboard",
+    response_model=Leaderboard,
+    responses={**_LEADERBOARD_DOC, **NOT_MODIFIED, **problems(400, 503)},
+)
 async def get_leaderboard(
     request: Request,
     benchmark_version: Annotated[str | None, Query(max_length=64)] = None,
@@ -155,7 +162,7 @@ async def get_leaderboard(
     return conditional_json(request, body, etag=etag, cache_control=PUBLIC_CACHE)
 
 
-@router.get("/v1/leaderboard/{evaluation_id}/results", response_model=ResultsPage)
+@router.get("/v1/leaderboard/{evaluation_id}/results", response_model=ResultsPage, responses=NOT_MODIFIED)
 def get_public_results(
     evaluation_id: str,
     request: Request,
@@ -177,7 +184,11 @@ def get_public_results(
     return conditional_json(request, json_bytes(page), cache_control=PUBLIC_CACHE)
 
 
-@router.get("/v1/leaderboard/{evaluation_id}/report")
+@router.get(
+    "/v1/leaderboard/{evaluation_id}/report",
+    response_model=EvaluationReport,
+    responses={**NOT_MODIFIED, **problems(409, 410)},
+)
 def get_public_report(
     evaluation_id: str, request: Request, session: SessionDep, library: LibraryDep
 ) -> Response:
@@ -187,7 +198,7 @@ def get_public_report(
     return conditional_json(request, json_bytes(body), cache_control=PUBLIC_CACHE)
 
 
-@router.get("/v1/benchmark")
+@router.get("/v1/benchmark", response_model=Catalogue, responses=NOT_MODIFIED)
 async def get_benchmark(request: Request, cache: BodyCacheDep) -> Response:
     """Rendered once per benchmark version and kept. Async with no sync dependencies: a poll answered from
     memory never waits for the thread pool; a render (the full library's takes a tenth of a second or more, again
@@ -202,13 +213,13 @@ async def get_benchmark(request: Request, cache: BodyCacheDep) -> Response:
     return conditional_json(request, body, etag=etag, cache_control=CATALOGUE_CACHE)
 
 
-@router.get("/healthz")
-def healthz() -> dict[str, str]:
-    return {"status": "ok"}
+@router.get("/healthz", response_model=Health)
+def healthz() -> Health:
+    return Health(status="ok")
 
 
-@router.get("/readyz")
-async def readyz(session: SessionDep, queue: QueueDep) -> dict[str, str]:
+@router.get("/readyz", response_model=Readiness, responses=problems(503))
+async def readyz(session: SessionDep, queue: QueueDep) -> Readiness:
     """Ready when the database and the queue answer; a 503 says which does not, and why."""
     try:
         await run_in_threadpool(db.ping, session=session)
@@ -234,4 +245,4 @@ async def readyz(session: SessionDep, queue: QueueDep) -> dict[str, str]:
             field="queue",
             headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
         ) from exc
-    return {"status": "ready", "database": "ok", "queue": "ok"}
+    return Readiness(status="ready", database="ok", queue="ok")

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Response
 
 from app.deps import CurrentKey, LibraryDep, SessionDep, SettingsDep
 from app.errors import NotFound
+from app.http.openapi import problems
 from app.schemas import RegressionPage, ScheduleCreate, SchedulePatch, SchedulePublic
 from app.services import schedules as service
 from app.services.regressions import public_regression
@@ -25,7 +26,7 @@ def _get(session: SessionDep, team_id: str, schedule_id: str) -> Schedule:
     return schedule
 
 
-@router.post("/v1/schedules", status_code=201, response_model=SchedulePublic)
+@router.post("/v1/schedules", status_code=201, response_model=SchedulePublic, responses=problems(404))
 def create_schedule(
     body: ScheduleCreate,
     key: CurrentKey,

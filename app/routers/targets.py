@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import anyio.from_thread
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Body, Response
 
 from app.deps import CurrentKey, SecretsDep, SessionDep, SettingsDep
 from app.errors import NotFound
+from app.http.examples import CREATE_TARGET
 from app.schemas import ProbeReport, TargetCreate, TargetPublic, TargetUpdate, TargetVersionPublic
 from app.services.probes import probe_endpoints, prober, stored_target_endpoint
 from app.services.targets import change_target, public_target, public_version, register_target
@@ -17,7 +20,7 @@ router = APIRouter(prefix="/v1/targets", tags=["targets"])
 
 @router.post("", status_code=201, response_model=TargetPublic)
 def create_target(
-    body: TargetCreate,
+    body: Annotated[TargetCreate, Body(openapi_examples=CREATE_TARGET)],
     key: CurrentKey,
     session: SessionDep,
     settings: SettingsDep,

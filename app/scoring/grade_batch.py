@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 
+from app.documents.batch_report import BatchBody
 from app.grading.transcript import TRANSCRIPT_CRITERIA
 from app.scoring import metrics as m
 from app.scoring.facets import KEPT_CHECKS, Facet
@@ -123,8 +124,9 @@ def _sensitivity(facets: list[Facet]) -> dict[str, Any]:
 
 
 def build_batch_report(facets: list[Facet]) -> dict[str, Any]:
+    """The batch's figures, checked against app/documents' model: the shape the API publishes for them."""
     n_ungraded = sum(f.verdict == "UNGRADED" for f in facets)
-    return {
+    body = {
         "n_items": len(facets),
         "n_graded": sum(f.graded for f in facets),
         "n_ungraded": n_ungraded,
@@ -140,6 +142,8 @@ def build_batch_report(facets: list[Facet]) -> dict[str, Any]:
         "judges": judges_section(facets),
         "unavailable": UNAVAILABLE,
     }
+    BatchBody.model_validate(body)
+    return body
 
 
 def _facets(pages: Iterable[list[GradeBatchLine]]) -> list[Facet]:

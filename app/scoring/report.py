@@ -10,6 +10,7 @@ from sqlmodel import Session
 from app.benchmark.ladders import ladders
 from app.benchmark.loader import Library
 from app.benchmark.simulated import is_simulated
+from app.documents.report import ClassificationBody, MatrixBody
 from app.scoring import metrics as m
 from app.scoring.board import slices
 from app.scoring.classification import classification_report
@@ -36,11 +37,13 @@ def build_report(
     """Returns the report's metrics; facets are lookups by id, so 5,000 items take a tenth of a second.
     with_slices adds the per-country and per-condition board figures, for the report stored at the finish.
     A classify suite's items are labels, not replies: its report is the classification one, with no headline
-    (so it is never ranked among reply grades) and no board slices."""
+    (so it is never ranked among reply grades) and no board slices. Each is checked against its model in
+    app/documents, the shape the API publishes: a section changed here without it fails at once."""
     spec = library.suites.get(suite or "")
     if spec is not None and spec.kind == "classification":
         body = {"report_version": REPORT_VERSION, "benchmark_version": library.version}
         body.update(classification_report(items, library))
+        ClassificationBody.model_validate(body)
         return {**body, BOARD_SLICES: {}} if with_slices else body
     conversations: list[StoredItem] = []
     facets: list[Facet] = build_facets(divert(items, conversations), library)
@@ -91,6 +94,7 @@ def build_report(
         body["simulated"] = simulated_section(simulated)
     # matrix caveats mean nothing for a run of conversations only
     body["notes"] = notes(body) if n or not (conversations or simulated) else []
+    MatrixBody.model_validate(body)
     if with_slices:
         body[BOARD_SLICES] = slices(facets, library)
     return body

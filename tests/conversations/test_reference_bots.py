@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from tests.conversations.bots import CONVERSATION_BOTS, conversation_bot
+from tests.documents.fits import misfits
 from tests.real_library import all_results, real_library_settings
 from tests.scoring.bots import serve
 from tests.waits import settled
@@ -31,6 +32,7 @@ pytestmark = pytest.mark.timeout(600)
 class Runs:
     bots: dict[str, tuple[dict[str, Any], list[dict[str, Any]], str]]  # bot → (report, results, report page)
     boards: dict[str, list[dict[str, Any]]]  # "default" and "conversations" → public leaderboard entries
+    openapi: dict[str, Any]  # as served
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +78,8 @@ def runs(
         assert client.app.state.board_cache.catch_up()  # type: ignore[attr-defined]  # rendered in the background
         board = client.get("/v1/leaderboard", headers={"Authorization": ""}).json()["entries"]
         own = client.get("/v1/leaderboard", params={"suite": "conversations"}, headers={"Authorization": ""})
-        yield Runs(out, {"default": board, "conversations": own.json()["entries"]})
+        boards = {"default": board, "conversations": own.json()["entries"]}
+        yield Runs(out, boards, client.get("/openapi.json").json())
 
 
 def test_every_conversation_is_played_and_graded(runs: Runs) -> None:
@@ -173,3 +176,9 @@ def test_conversations_rank_on_their_own_board_only(runs: Runs) -> None:
     assert runs.boards["default"] == []  # their headline is not on the matrix's scale
     ranked = [e["target_name"] for e in runs.boards["conversations"]]
     assert ranked[0] == "careful" and set(ranked) == set(CONVERSATION_BOTS)
+
+
+def test_conversation_reports_fit_their_published_schema(runs: Runs) -> None:
+    for name, (report, _, _) in runs.bots.items():
+        assert misfits(runs.openapi, "/v1/evaluations/{evaluation_id}/report", report) == [], name
+        assert "conversations" in report and "simulated" not in report

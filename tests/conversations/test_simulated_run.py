@@ -26,6 +26,7 @@ from app.example_simulator import play
 from app.main import create_app
 from app.store.models import Evaluation
 from tests.conversations.bots import conversation_bot
+from tests.documents.fits import misfits
 from tests.real_library import all_results, real_library_settings
 from tests.scoring.bots import serve
 from tests.waits import settled
@@ -121,6 +122,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             out[name] = (evaluation, report, all_results(client, out[name]))
         assert client.app.state.board_cache.catch_up()  # type: ignore[attr-defined]  # rendered in the background
         out["board"] = client.get("/v1/leaderboard", headers={"Authorization": ""}).json()["entries"]
+        out["openapi"] = client.get("/openapi.json").json()
         own = client.get("/v1/leaderboard", params={"suite": "simulated"}, headers={"Authorization": ""})
         out["own_board"] = own.json()["entries"]
         out["bot_requests"] = [json.loads(call.request.content)["messages"] for call in bot.calls]
@@ -256,3 +258,11 @@ def test_the_report_page_shows_simulated_users_and_a_marked_transcript(runs: dic
 def test_simulated_runs_rank_on_their_own_board_only(runs: dict[str, Any]) -> None:
     assert runs["board"] == []  # a conversation headline is not on the matrix's scale
     assert [e["target_name"] for e in runs["own_board"]][0] == "careful"
+
+
+def test_simulated_reports_fit_their_published_schema(runs: dict[str, Any]) -> None:
+    """Spoiled conversations included (the bad simulator): the section's simulator errors are filled in."""
+    for name in ("toy", "bad", "careless"):
+        _, report, _ = runs[name]
+        assert misfits(runs["openapi"], "/v1/evaluations/{evaluation_id}/report", report) == [], name
+    assert runs["bad"][1]["simulated"]["simulator_errors"]["n"] > 0

@@ -1,0 +1,78 @@
+"""GET /v1/compare: two evaluations metric by metric, with paired tests."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from app.documents.figures import Document, Interval
+from app.store.statuses import Status
+
+
+class Compared(Document):
+    id: str
+    target_name: str
+    model: str
+    suite: str
+    status: Status
+
+
+class Difference(Document):
+    a: float | None
+    b: float | None
+    difference: float | None = Field(description="b - a; null when either is.")
+
+
+class McNemar(Document):
+    n_pairs: int
+    a_pass_rate: float | None
+    b_pass_rate: float | None
+    passed_in_a_only: int
+    passed_in_b_only: int
+    p_value: float
+
+
+class SignedRank(Document):
+    n_pairs: int
+    mean_difference: float | None
+    p_value: float | None
+
+
+class PairedGroup(Document):
+    pass_: McNemar = Field(alias="pass")
+    score: SignedRank
+
+
+class Finding(Document):
+    """One watched metric paired by item key."""
+
+    test: Literal["mcnemar", "wilcoxon"]
+    higher_is_better: bool
+    n_pairs: int
+    a: float
+    b: float
+    difference: float
+    interval: Interval | None
+    p_value: float
+    p_adjusted: float = Field(description="Holm-Bonferroni across the metrics compared.")
+    worsened: int = Field(description="Items good in a and bad in b.")
+
+
+class Paired(Document):
+    overall: PairedGroup
+    by_pillar: dict[str, PairedGroup]
+    by_behavior: dict[str, PairedGroup]
+    by_metric: dict[str, Finding]
+
+
+class Comparison(Document):
+    a: Compared
+    b: Compared
+    benchmark_version: str
+    metrics: dict[str, Difference] = Field(
+        description="headline, pass_rate, …, pillar:<id>, behavior:<id> and, for classify runs, "
+        "classification_*."
+    )
+    paired: Paired
+    method: str
