@@ -44,7 +44,7 @@ from app.routers import problems as problems_router
 from app.routers import webhooks as webhooks_router
 from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.runner.runtime import Runtime, build_runtime
-from app.services.board import BoardCache
+from app.services.board_cache import BoardCache
 from app.services.evaluations import warm_plans
 from app.services.events import STATUS_MAX_STALE_S
 from app.services.regressions import check_for_regressions

@@ -20,8 +20,10 @@ from app.pages import access
 from app.pages.access import NO_STORE, Viewer, viewer
 from app.pages.templating import signed_out_header, templates
 from app.pages.views import board_versions, board_view, report_view
+from app.scoring.leaderboard import Board
 from app.services import audit, shares
-from app.services.board import Board, BoardCache, Render, board_query, common_queries
+from app.services.board_cache import BoardCache, Render, common_queries
+from app.services.board_query import board_query
 
 HTML = "text/html; charset=utf-8"
 

@@ -22,9 +22,11 @@ from app.http.caching import (
 from app.http.problems import DATABASE_RETRY_AFTER_S, Problem
 from app.queue.database import QueueNotReady
 from app.schemas import Leaderboard, ResultsPage
+from app.scoring.leaderboard import Board
 from app.services import audit
 from app.services import results as results_service
-from app.services.board import Board, BoardCache, Render, board_query, common_queries, decode_cursor
+from app.services.board_cache import BoardCache, Render, common_queries
+from app.services.board_query import board_query, decode_cursor
 from app.services.catalogue import catalogue
 from app.services.leaderboard_csv import leaderboard_csv
 from app.services.results import leaderboard_page
