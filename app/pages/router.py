@@ -54,7 +54,7 @@ def board_page_render(library: Library, page: int) -> Render:
 
 @asynccontextmanager
 async def pages_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The first page of the common boards is rendered ahead (app/routers/public.py starts the refresher);
+    """The first page of the common boards is rendered ahead (app/background.py starts the refresher);
     share links' tokens are kept out of the access log."""
     hide_share_tokens()
     library = app.state.helmbench.deps.library

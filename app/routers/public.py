@@ -64,10 +64,10 @@ def leaderboard_render(limit: int, cursor: str | None, fmt: str = "json") -> Ren
 
 @asynccontextmanager
 async def board_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The board is rendered again in the background when it changes, and its common views ahead of a request."""
+    """The board's common views are rendered ahead of a request (app/background.py starts the refresher that renders
+    them again when the board changes)."""
     deps = app.state.helmbench.deps
     boards: BoardCache = app.state.board_cache
-    boards.start(deps.engine, deps.library)
     boards.prewarm(
         [
             (
@@ -80,10 +80,7 @@ async def board_lifespan(app: FastAPI) -> AsyncIterator[None]:
             for q in common_queries(deps.library)
         ]
     )
-    try:
-        yield
-    finally:
-        await run_in_threadpool(boards.stop)
+    yield
 
 
 router = APIRouter(tags=["public"], lifespan=board_lifespan)
