@@ -29,8 +29,8 @@ from app.services.board_cache import BoardCache, Render, common_queries
 from app.services.board_query import board_query, decode_cursor
 from app.services.catalogue import catalogue
 from app.services.leaderboard_csv import leaderboard_csv
+from app.services.public_evaluations import public_evaluation_or_404, public_results
 from app.services.results import leaderboard_page
-from app.services.sharing import public_evaluation_or_404, public_results
 from app.store import db
 from app.store.retry import describe
 
