@@ -8,14 +8,12 @@ from collections import Counter
 import pytest
 from sqlmodel import Session
 
-from app.errors import Invalid, Unreadable
 from app.http.caching import etag_for
 from app.runner.runtime import Runtime
 from app.scoring import leaderboard
 from app.scoring.leaderboard import Board, BoardQuery, compute_board
 from app.services import board_cache
 from app.services.board_cache import BoardCache, Render
-from app.services.board_query import board_query, decode_cursor, page
 from app.store import evaluations as ev_store
 from app.store.models import WHOLE
 from bench.board import seed_board
@@ -112,39 +110,6 @@ def test_many_threads_asking_for_one_missing_board_build_it_once(
     for t in threads:
         t.join(timeout=60)
     assert builds[query] == 1 and len(results) == 8 and all(r is results[0] for r in results)
-
-
-def test_pages_with_a_cursor_cover_the_board_once_and_a_bad_cursor_names_the_field(
-    seeded: Runtime,
-) -> None:
-    board = cached(seeded, BoardCache(), BoardQuery())
-    seen, cursor = [], None
-    while True:
-        rows, cursor = page(board.rows, cursor, 3)
-        seen += [e.evaluation_id for _, e in rows]
-        if cursor is None:
-            break
-    assert seen == [e.evaluation_id for _, e in board.rows]
-    for bad in ("not-a-cursor", "W10", "eyJhIjoxfQ", "WzAsIiJd" * 100):
-        with pytest.raises(Unreadable) as raised:
-            decode_cursor(bad)
-        assert raised.value.field == "cursor"
-
-
-def test_a_cursor_continues_after_its_row_when_the_board_moved(seeded: Runtime) -> None:
-    rows = cached(seeded, BoardCache(), BoardQuery()).rows
-    first, cursor = page(rows, None, 3)
-    moved = [rows[5], *rows[:5], *rows[6:]]  # a new row above: the last row seen is now one further down
-    after, _ = page(moved, cursor, 2)
-    assert [e.evaluation_id for _, e in after] == [e.evaluation_id for _, e in rows[3:5]]
-
-
-def test_an_unknown_country_condition_suite_or_sort_is_a_problem_naming_it(seeded: Runtime) -> None:
-    for field, value in (("country", "XX"), ("condition", "nope"), ("suite", "huge"), ("sort", "pillar:P9")):
-        with pytest.raises(Invalid) as raised:
-            board_query(seeded.library, **{field: value})
-        assert raised.value.field == field
-    assert board_query(seeded.library, country="US", sort="pillar:P1").sliced
 
 
 @pytest.mark.parametrize("store", ["growing", "growing_on_postgres"])
