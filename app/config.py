@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.benchmark.loader import DEFAULT_DATA_DIR
-from app.schemas import JudgeCreate, distinct_judges
+from app.judge_spec import JudgeCreate, distinct_judges
 
 
 class Settings(BaseSettings):

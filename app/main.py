@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from sqlmodel import Session
 
+from app.background import start_background, stop_background
 from app.config import Settings
 from app.deps import AppState
 from app.http.body_cache import BodyCache, SingleFlight
@@ -42,18 +43,14 @@ from app.routers import grade as grade_router
 from app.routers import metrics as metrics_router
 from app.routers import problems as problems_router
 from app.routers import webhooks as webhooks_router
-from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.runner.runtime import Runtime, build_runtime
-from app.services.board import BoardCache
+from app.services.board_cache import BoardCache
 from app.services.evaluations import warm_plans
 from app.services.events import STATUS_MAX_STALE_S
 from app.services.regressions import check_for_regressions
-from app.services.retention import start_retention, stop_retention
-from app.services.schedules import start_scheduler, stop_scheduler
 from app.store import grade_batches as grade_batch_store
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
-from app.webhooks.delivery import start_delivery, stop_delivery
 from app.workers.local_process import LocalWorkerProcess, wake_all
 
 
@@ -121,19 +118,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             limiter = RateLimiter()
         app.state.helmbench = AppState(deps=deps, queue=queue, limiter=limiter)
         await resume_grade_batches(deps, queue)
-        webhooks_task = start_delivery(deps)
-        reconciler = start_reconciler(deps, queue, grace_s=requeue_grace_s(settings))
-        scheduler = start_scheduler(deps, queue)
-        retention = start_retention(deps)
-        warming = asyncio.create_task(asyncio.to_thread(warm_plans, settings, deps.library))
+        running = start_background(
+            deps,
+            queue,
+            kind="api",
+            grace_s=requeue_grace_s(settings),
+            warm=lambda: warm_plans(settings, deps.library),
+            boards=app.state.board_cache,
+        )
         try:
             yield
         finally:
-            await warming
-            await stop_retention(retention)
-            await stop_scheduler(scheduler)
-            await stop_reconciler(reconciler)
-            await stop_delivery(webhooks_task)
+            await stop_background(running)
             await queue.close()
             await asyncio.gather(*(worker.stop() for worker in local_workers))
             limiter.close()

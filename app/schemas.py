@@ -8,27 +8,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from app.benchmark.verdicts import Verdict
+from app.judge_spec import PARAMS_DESCRIPTION, JudgeCreate, ModelKind, distinct_judges, not_reserved
+from app.request_template import unknown_placeholders
 from app.store.roles import Role
 from app.store.statuses import Status
 
 TargetKind = Literal["openai_chat", "anthropic_messages", "http_json"]
-ModelKind = Literal["openai_chat", "anthropic_messages"]  # what a judge or a simulator may be
 PROBE_FIELD = Field(
     default=True,
     description="Call each endpoint once before accepting the request, and refuse it (422, naming the endpoint "
     "and why) if one fails; false skips that, e.g. for an endpoint not up yet.",
 )
-PARAMS_DESCRIPTION = (
-    "Parameters sent with each call, merged over the service's defaults; null drops a default "
-    '(e.g. {"temperature": null, "max_completion_tokens": 2000} for a reasoning model).'
-)
-
-
-def _not_reserved(value: dict[str, Any] | None) -> dict[str, Any] | None:
-    reserved = {"model", "messages", "stream"} & set(value or {})
-    if reserved:
-        raise ValueError(f"{', '.join(sorted(reserved))} cannot be set in params")
-    return value
 
 
 class Served(BaseModel):
@@ -81,8 +71,6 @@ class TargetCreate(BaseModel):
     @field_validator("request_template")
     @classmethod
     def _known_placeholders(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        from app.targets.http_json import unknown_placeholders
-
         unknown = unknown_placeholders(value) if value is not None else set()
         if unknown:
             raise ValueError(f"unknown placeholders: {', '.join(sorted(unknown))}")
@@ -107,8 +95,8 @@ class TargetCreate(BaseModel):
 
     @field_validator("params")
     @classmethod
-    def _params_not_reserved(cls, value: dict[str, Any]) -> dict[str, Any]:
-        return _not_reserved(value) or {}
+    def _paramsnot_reserved(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return not_reserved(value) or {}
 
 
 class TargetUpdate(BaseModel):
@@ -182,37 +170,6 @@ class ProbeReport(BaseModel):
     results: list[ProbeResultPublic]
 
 
-class JudgeCreate(BaseModel):
-    """An evaluation's own LLM judge (OpenAI-compatible or Anthropic Messages); the key is encrypted at rest."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    base_url: str = Field(min_length=1, max_length=2000, description="e.g. https://api.example.com/v1")
-    model: str = Field(min_length=1, max_length=200)
-    api_key: str | None = Field(default=None, max_length=4000, description="Write-only; never returned.")
-    samples: int = Field(
-        default=1, ge=1, le=9, description="Answers per item (k): median score, majority vote."
-    )
-    kind: ModelKind = "openai_chat"
-    params: dict[str, Any] = Field(
-        default_factory=dict,
-        description=PARAMS_DESCRIPTION + " Defaults: temperature 0 and a seed (OpenAI-compatible).",
-    )
-
-    @field_validator("params")
-    @classmethod
-    def _params_not_reserved(cls, value: dict[str, Any]) -> dict[str, Any]:
-        return _not_reserved(value) or {}
-
-
-def distinct_judges(judges: list[JudgeCreate]) -> list[JudgeCreate]:
-    """A panel whose judges differ: the same model at the same endpoint twice would only count one voice twice."""
-    seen = [(j.base_url.rstrip("/"), j.model) for j in judges]
-    if len(set(seen)) != len(seen):
-        raise ValueError("each judge of a panel must be a different model or endpoint")
-    return judges
-
-
 class SimulatorCreate(BaseModel):
     """The LLM that plays the persona cards of the `simulated` suite (OpenAI-compatible or Anthropic Messages)."""
 
@@ -234,8 +191,8 @@ class SimulatorCreate(BaseModel):
 
     @field_validator("params")
     @classmethod
-    def _params_not_reserved(cls, value: dict[str, Any]) -> dict[str, Any]:
-        return _not_reserved(value) or {}
+    def _paramsnot_reserved(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return not_reserved(value) or {}
 
 
 class SimulatorPublic(Served):

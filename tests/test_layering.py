@@ -92,6 +92,31 @@ def test_the_engine_imports_no_edge() -> None:
     assert found == [], "engine modules importing an edge:\n" + "\n".join(found)
 
 
+# Imports that would run back up: the settings sit under everything, the API's shapes under the engine that acts
+# on them, and the limits under the targets and the queue they pace. A piece two of these share lives below both
+# (app/judge_spec.py, app/request_template.py, app/net/call_failed.py, app/lease_timing.py).
+DOWNWARD: dict[str, tuple[str, ...]] = {
+    "app/config.py": ("app.schemas", "app.targets", "app.limits", "app.queue", "app.runner", *EDGES),
+    "app/schemas.py": ("app.targets", "app.limits", "app.queue", "app.runner", *EDGES),
+    "app/limits": ("app.targets", "app.queue", "app.runner", *EDGES),
+}
+
+
+def upward_imports(path: str, tree: ast.Module) -> list[str]:
+    """Imports of a module under DOWNWARD into a package it must stay below, at module level or in a function."""
+    forbidden = next(
+        (banned for place, banned in DOWNWARD.items() if path == place or path.startswith(place + "/")), ()
+    )
+    return [f"{line}: imports {module}" for line, module, _ in imported(tree) if under(module, forbidden)]
+
+
+def test_no_import_runs_back_up() -> None:
+    found = [f"{path}:{use}" for path, tree in modules(APP) for use in upward_imports(path, tree)]
+    assert found == [], "an import against the layers (move the shared piece below both):\n" + "\n".join(
+        found
+    )
+
+
 # Grading's rooms import one way: text is read before a check decides, checks and judges before a grade combines
 # them, and the grader (with what it hands a caller) stands on top. A room may import itself and those named here.
 GRADING = "app.grading"
@@ -194,6 +219,14 @@ def test_the_checks_catch_what_they_are_for() -> None:
     assert list(sql_uses(clean)) == []
     edge = ast.parse("def f():\n    from app.services.results import report\n")
     assert edge_imports("app/scoring/x.py", edge) == {"app.services.results"}
+    lazy = ast.parse("def f():\n    from app.targets.http_json import unknown_placeholders\n")
+    assert upward_imports("app/schemas.py", lazy) == ["2: imports app.targets.http_json"]
+    assert upward_imports("app/limits/x.py", ast.parse("from app.queue.base import renew_every_s\n")) == [
+        "1: imports app.queue.base"
+    ]
+    assert (
+        upward_imports("app/targets/x.py", ast.parse("from app.limits.target_gate import TargetGate\n")) == []
+    )
     ticket = "issue" + " 7"  # assembled, so this file's own text names no issue
     notes = history_notes(
         f'"""Retries, as the review asks."""\nX = 1  # see {ticket}\ny = "{ticket} in a string is data"\n'

@@ -43,7 +43,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
     """Serve the API; with no Redis configured, also a local worker process that runs the jobs (SQLite)."""
     import uvicorn
 
-    from app.http.serving import head_timeout_protocol
+    from app.http.head_timeout import head_timeout_protocol
     from app.main import create_app
     from app.observability.logging import configure_logging
     from app.runner.runtime import freeze_startup_heap

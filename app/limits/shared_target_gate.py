@@ -54,10 +54,10 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
+from app.lease_timing import renew_every_s
 from app.limits.gcra import GCRA_LUA, Pace, limits_key, wait_seconds
 from app.limits.target_gate import TargetGate
-from app.queue.base import renew_every_s
-from app.targets.base import CallFailed
+from app.net.call_failed import CallFailed
 
 # KEYS[1] holders (token -> lapse time, ms; a token is "<owner>/<number>"), KEYS[2] owners seen without a
 # subscriber (owner -> since, ms), KEYS[3] the sweep's throttle, KEYS[4] owners waiting for slots (owner -> lapse

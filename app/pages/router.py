@@ -20,8 +20,10 @@ from app.pages import access
 from app.pages.access import NO_STORE, Viewer, viewer
 from app.pages.templating import signed_out_header, templates
 from app.pages.views import board_versions, board_view, report_view
+from app.scoring.leaderboard import Board
 from app.services import audit, shares
-from app.services.board import Board, BoardCache, Render, board_query, common_queries
+from app.services.board_cache import BoardCache, Render, common_queries
+from app.services.board_query import board_query
 
 HTML = "text/html; charset=utf-8"
 
@@ -52,7 +54,7 @@ def board_page_render(library: Library, page: int) -> Render:
 
 @asynccontextmanager
 async def pages_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The first page of the common boards is rendered ahead (app/routers/public.py starts the refresher);
+    """The first page of the common boards is rendered ahead (app/background.py starts the refresher);
     share links' tokens are kept out of the access log."""
     hide_share_tokens()
     library = app.state.helmbench.deps.library

@@ -16,7 +16,7 @@ from app.conversations.transcript import message_marks
 from app.grading.judges.scales import SCALE_NAMES
 from app.scoring.board import Entry, Rate
 from app.scoring.facets import StoredItem, build_facets
-from app.services.board import Board, BoardQuery
+from app.scoring.leaderboard import Board, BoardQuery
 from app.services.classification_view import ClassificationView, classification_view
 from app.services.results import report as stored_report
 from app.store import evaluations as ev_store

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
+from app.lease_timing import renew_every_s
+
 ShardState = Literal["queued", "running"]
 
 
@@ -12,21 +14,8 @@ class QueueUnavailable(Exception):
     """The queue could not be reached; the database still holds the work, and the reconciler queues it later."""
 
 
-RENEW_AT_MOST_EVERY_S = 1.0
-
-
 def shard_job_id(evaluation_id: str, shard: int) -> str:
     return f"{evaluation_id}:shard:{shard}"
-
-
-def renew_every_s(lease_s: float) -> float:
-    """How often a live holder renews a lease in Redis (a running shard, a target slot).
-
-    Often, though the lease is long: a Redis that came back empty has every live hold back within a second, so
-    the reconciler can tell lost shards from held ones soon after, and a target's cap is whole again as soon.
-    A lease lapses only after several renewals in a row were missed.
-    """
-    return min(lease_s / 3, RENEW_AT_MOST_EVERY_S)
 
 
 def lost_shard_grace_s(lease_s: float) -> float:

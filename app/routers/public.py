@@ -25,13 +25,15 @@ from app.http.openapi import NOT_MODIFIED, problems
 from app.http.problems import DATABASE_RETRY_AFTER_S, Problem
 from app.queue.database import QueueNotReady
 from app.schemas import Health, Leaderboard, Readiness, ResultsPage
+from app.scoring.leaderboard import Board
 from app.services import audit
 from app.services import results as results_service
-from app.services.board import Board, BoardCache, Render, board_query, common_queries, decode_cursor
+from app.services.board_cache import BoardCache, Render, common_queries
+from app.services.board_query import board_query, decode_cursor
 from app.services.catalogue import catalogue
 from app.services.leaderboard_csv import leaderboard_csv
+from app.services.public_evaluations import public_evaluation_or_404, public_results
 from app.services.results import leaderboard_page
-from app.services.sharing import public_evaluation_or_404, public_results
 from app.store import db
 from app.store.retry import describe
 
@@ -65,10 +67,10 @@ def leaderboard_render(limit: int, cursor: str | None, fmt: str = "json") -> Ren
 
 @asynccontextmanager
 async def board_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """The board is rendered again in the background when it changes, and its common views ahead of a request."""
+    """The board's common views are rendered ahead of a request (app/background.py starts the refresher that renders
+    them again when the board changes)."""
     deps = app.state.helmbench.deps
     boards: BoardCache = app.state.board_cache
-    boards.start(deps.engine, deps.library)
     boards.prewarm(
         [
             (
@@ -81,10 +83,7 @@ async def board_lifespan(app: FastAPI) -> AsyncIterator[None]:
             for q in common_queries(deps.library)
         ]
     )
-    try:
-        yield
-    finally:
-        await run_in_threadpool(boards.stop)
+    yield
 
 
 router = APIRouter(tags=["public"], lifespan=board_lifespan)

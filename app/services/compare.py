@@ -11,7 +11,7 @@ from app.errors import Conflict, NotFound
 from app.scoring.facets import build_facets
 from app.scoring.paired import paired_tests
 from app.scoring.report import stored_items
-from app.scoring.watched import metrics_for, paired_findings
+from app.scoring.watched_metrics import metrics_for, paired_findings
 from app.services.results import report
 from app.store import evaluations as ev_store
 from app.store.models import Evaluation

@@ -1,6 +1,6 @@
 """Regressions: a succeeded evaluation compared item by item with its baseline, significant drops recorded.
 
-The tests are app/scoring/watched.py's (paired by item key, Holm-Bonferroni over the metrics the alert
+The tests are app/scoring/watched_metrics.py's (paired by item key, Holm-Bonferroni over the metrics the alert
 watches), the same /v1/compare reports and `helmbench gate` decides on: a drop is a regression when its
 adjusted p < 0.05 and it is larger than the alert's max_drop.
 """
@@ -17,7 +17,7 @@ from app.benchmark.loader import Library
 from app.schemas import AlertRule, RegressionPublic
 from app.scoring.facets import Facet, build_facets
 from app.scoring.report import stored_items
-from app.scoring.watched import Metric, is_regression, metrics_for, paired_findings
+from app.scoring.watched_metrics import Metric, is_regression, metrics_for, paired_findings
 from app.store import schedules as store
 from app.store.models import Evaluation, Regression
 from app.store.outbox import REGRESSED_EVENT, queue_webhooks

@@ -10,8 +10,9 @@ from app.benchmark.loader import Library
 from app.errors import Conflict, Gone
 from app.grading.grades.verdict import likert_view
 from app.schemas import ItemPublic, Leaderboard, LeaderboardEntry, ResultsPage
+from app.scoring.leaderboard import Board, BoardQuery, compute_board
 from app.scoring.report import compute_report
-from app.services.board import Board, BoardQuery, compute_board, entry_json, page
+from app.services.board_query import entry_json, page
 from app.services.calibration import calibration
 from app.store import items as item_store
 from app.store import paging

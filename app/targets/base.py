@@ -1,14 +1,11 @@
-"""What every adapter takes and returns, and how a failed call is classified."""
+"""What every adapter takes and returns; how a failed call is classified lives in app/net/call_failed.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-# simulator_error: the simulated user (not the target) spoiled the conversation; never counted against the target.
-ErrorClass = Literal[
-    "target_error", "timeout", "bad_response", "rate_limited", "cancelled", "our_error", "simulator_error"
-]
+from app.net.call_failed import ErrorClass
 
 
 @dataclass(frozen=True)
@@ -44,28 +41,6 @@ class TargetReply:
     @property
     def ok(self) -> bool:
         return self.error_class is None
-
-
-class CallFailed(Exception):
-    """One attempt failed; `retryable` and `retry_after` tell the retry loop what to do. `status` and `body`
-    (redacted) keep what the endpoint answered, so a probe can say in words why it was refused."""
-
-    def __init__(
-        self,
-        error_class: ErrorClass,
-        message: str,
-        *,
-        retryable: bool,
-        retry_after: float | None = None,
-        status: int | None = None,
-        body: str | None = None,
-    ):
-        super().__init__(message)
-        self.error_class: ErrorClass = error_class
-        self.retryable = retryable
-        self.retry_after = retry_after
-        self.status = status
-        self.body = body
 
 
 class TargetAdapter(Protocol):

@@ -11,11 +11,12 @@ from typing import Any
 import httpx
 
 from app.limits.target_gate import TargetGate
+from app.net.call_failed import CallFailed
 from app.net.client import ResponseTooLargeError, read_limited
 from app.net.ssrf import UnsafeURLError
 from app.observability import metrics
 from app.security.redact import redact
-from app.targets.base import CallFailed, TargetConfig, TargetReply
+from app.targets.base import TargetConfig, TargetReply
 from app.targets.retry import RetryPolicy, call_with_retries, parse_retry_after
 
 

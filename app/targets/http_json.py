@@ -11,28 +11,11 @@ The reply pointer is an RFC 6901 JSON pointer into the response, e.g. "/output/t
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from app.request_template import TOKEN
 from app.targets.base import TargetConfig
 from app.targets.http import HttpTarget
-
-PLACEHOLDERS = ("messages", "turns", "system", "last_user", "model", "max_tokens")
-_TOKEN = re.compile(r"\{\{(\w+)\}\}")
-
-
-def unknown_placeholders(template: Any) -> set[str]:
-    """Placeholders in a template that this adapter does not fill (checked at registration)."""
-    found: set[str] = set()
-    if isinstance(template, dict):
-        for value in template.values():
-            found |= unknown_placeholders(value)
-    elif isinstance(template, list):
-        for value in template:
-            found |= unknown_placeholders(value)
-    elif isinstance(template, str):
-        found |= {name for name in _TOKEN.findall(template) if name not in PLACEHOLDERS}
-    return found
 
 
 def fill(template: Any, values: dict[str, Any]) -> Any:
@@ -42,10 +25,10 @@ def fill(template: Any, values: dict[str, Any]) -> Any:
     if isinstance(template, list):
         return [fill(value, values) for value in template]
     if isinstance(template, str):
-        whole = _TOKEN.fullmatch(template)
+        whole = TOKEN.fullmatch(template)
         if whole and whole.group(1) in values:
             return values[whole.group(1)]
-        return _TOKEN.sub(lambda m: str(values.get(m.group(1), m.group(0))), template)
+        return TOKEN.sub(lambda m: str(values.get(m.group(1), m.group(0))), template)
     return template
 
 

@@ -21,8 +21,9 @@ from urllib.parse import urlsplit
 import aiohttp
 import httpx
 
+from app.net.call_failed import CallFailed
 from app.net.ssrf import UnsafeURLError
-from app.targets.base import CallFailed, TargetConfig
+from app.targets.base import TargetConfig
 from app.targets.factory import ADAPTERS
 from app.targets.retry import RetryPolicy
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from app.targets.base import CallFailed, TargetReply
+from app.net.call_failed import CallFailed
+from app.targets.base import TargetReply
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ import structlog
 from arq.connections import ArqRedis
 from arq.constants import in_progress_key_prefix
 
+from app.lease_timing import renew_every_s
 from app.queue.arq_queue import REDIS_ERRORS
-from app.queue.base import renew_every_s
 
 log = structlog.get_logger("helmbench.worker")
 

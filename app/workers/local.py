@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import structlog
 
 from app.config import Settings
-from app.queue.base import renew_every_s
+from app.lease_timing import renew_every_s
 from app.queue.database import SHARD
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch

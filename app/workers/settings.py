@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -11,16 +10,15 @@ from arq import func
 from arq.worker import Retry
 from prometheus_client import start_http_server
 
+from app.background import start_background, stop_background
 from app.config import Settings
 from app.observability.logging import configure_logging
 from app.queue.arq_queue import GRADE_BATCH_JOB, SHARD_JOB, ArqQueue, redis_settings
 from app.queue.base import lost_shard_grace_s
 from app.runner.grade_batch import run_grade_batch
-from app.runner.reconcile import start_reconciler, stop_reconciler
 from app.runner.runtime import build_runtime, warm_up
 from app.runner.shard import ShardInterrupted, run_shard
 from app.services.regressions import check_for_regressions
-from app.services.schedules import start_scheduler, stop_scheduler
 from app.workers.lease import held
 from app.workers.worker import ShardWorker
 
@@ -38,20 +36,20 @@ async def startup(ctx: dict[str, Any]) -> None:
         start_http_server(settings.worker_metrics_port)
     deps = ctx["deps"] = build_runtime(settings, on_settled=check_for_regressions)
     queue = ArqQueue(ctx["redis"], settings.queue_name)  # the worker's own pool: arq closes it
-    ctx["reconciler"] = start_reconciler(deps, queue, grace_s=lost_shard_grace_s(settings.shard_lease_s))
+    ctx["background"] = start_background(
+        deps,
+        queue,
+        kind="worker",
+        grace_s=lost_shard_grace_s(settings.shard_lease_s),
+        warm=lambda: warm_up(deps),
+    )
     # What a start costs (imports, the library): a replacement for a killed worker takes shards only after it.
     log.info("worker started", cpu_s=round(time.process_time(), 2))
-    ctx["scheduler"] = start_scheduler(deps, queue)
-    ctx["warming"] = asyncio.create_task(asyncio.to_thread(warm_up, deps))
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
-    if "scheduler" in ctx:
-        await stop_scheduler(ctx["scheduler"])
-    if "reconciler" in ctx:
-        await stop_reconciler(ctx["reconciler"])
-    if "warming" in ctx:
-        await ctx["warming"]
+    if "background" in ctx:
+        await stop_background(ctx["background"])
     deps = ctx.get("deps")
     if deps is not None:
         await deps.targets.aclose()

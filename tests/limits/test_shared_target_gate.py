@@ -16,7 +16,8 @@ import respx
 
 from app.limits.gcra import limits_key
 from app.limits.shared_target_gate import PRESENCE_GRACE_S, SWEEP_PERIOD_S, RedisLimits, SharedTargetGate
-from app.targets.base import CallFailed, TargetConfig
+from app.net.call_failed import CallFailed
+from app.targets.base import TargetConfig
 from app.targets.factory import make_adapter
 from app.targets.retry import RetryPolicy
 from bench.ports import free_port

@@ -9,7 +9,7 @@ from starlette.requests import Request
 
 from app.pages.router import templates
 from app.pages.views import Bar, BoardRow, BoardView, FailingItem, Rate, ReportView
-from app.services.board import BoardQuery
+from app.scoring.leaderboard import BoardQuery
 from app.store.models import Evaluation
 
 HOSTILE = '<script>alert("x")</script>'

@@ -12,7 +12,8 @@ from sqlmodel import Session, select
 from app.config import Settings
 from app.pages import views
 from app.runner.runtime import Runtime, build_runtime
-from app.services.board import BoardQuery, board_query, compute_board
+from app.scoring.leaderboard import BoardQuery, compute_board
+from app.services.board_query import board_query
 from app.store.migrate import upgrade
 from app.store.models import Evaluation, EvaluationItem, Team
 from bench.board import seed_board

@@ -8,7 +8,7 @@ from scipy.stats import binomtest
 from sqlmodel import Session, create_engine
 
 from app.config import Settings
-from app.scoring.watched import holm
+from app.scoring.watched_metrics import holm
 from app.store.models import Evaluation
 from tests.scoring.conftest import run_evaluation
 

@@ -8,7 +8,7 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.runner.runtime import Runtime, build_runtime
-from app.services.board import BoardQuery
+from app.scoring.leaderboard import BoardQuery
 from app.services.results import leaderboard
 from bench.board import seed_board
 

@@ -9,7 +9,8 @@ import httpx
 import pytest
 import respx
 
-from app.targets.base import CallFailed, ErrorClass, TargetConfig, TargetReply
+from app.net.call_failed import CallFailed, ErrorClass
+from app.targets.base import TargetConfig, TargetReply
 from app.targets.factory import make_adapter
 from app.targets.retry import RetryPolicy
 

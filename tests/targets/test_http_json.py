@@ -8,9 +8,10 @@ import httpx
 import pytest
 import respx
 
+from app.request_template import unknown_placeholders
 from app.targets.base import TargetConfig
 from app.targets.factory import make_adapter
-from app.targets.http_json import resolve_pointer, unknown_placeholders
+from app.targets.http_json import resolve_pointer
 from app.targets.retry import RetryPolicy
 
 MESSAGES = [

@@ -8,8 +8,9 @@ import httpx
 import pytest
 import respx
 
+from app.net.call_failed import CallFailed
 from app.targets import retry
-from app.targets.base import CallFailed, TargetConfig
+from app.targets.base import TargetConfig
 from app.targets.factory import make_adapter
 from app.targets.retry import RetryPolicy, call_with_retries, parse_retry_after
 

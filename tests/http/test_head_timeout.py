@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from app.http.serving import HeadTimeoutH11Protocol, head_timeout_protocol
+from app.http.head_timeout import HeadTimeoutH11Protocol, head_timeout_protocol
 from bench.ports import free_port
 from tests.waits import eventually
 

@@ -1,283 +1,41 @@
-"""The leaderboard, computed once per change of the board and kept: every poll of the same view reads memory.
+"""The leaderboard's views, rendered once per change of the board and kept: every poll of the same view reads
+memory.
 
-A board is keyed by its query and the board stamp (app/store/evaluations.py: leaderboard_stamp), which every API
-replica reads alike from the database. Rows come from the board figures written with each report (one small row
-per evaluation, whole or per country or condition), so no request recomputes a report. Only what the store has
-no figures for (a country and a condition together, or a report stored before figures were kept) is computed
-from the stored report or the items, once per stamp. `BoardCache` renders each view (a page of the JSON board or
-of the HTML board) once per stamp, in a background thread, while requests keep getting the previous version.
+A view (a page of the JSON board or of the HTML board) is keyed by its query and the board stamp, which every API
+replica reads alike from the database. `BoardCache` renders each view once per stamp, in a background thread,
+while requests keep getting the previous version; the board itself comes from app/scoring/leaderboard.py.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import json
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import structlog
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
-from app.errors import Invalid, Unreadable
 from app.http.caching import etag_for
 from app.scoring import board as sb
-from app.scoring.facets import build_facets
-from app.scoring.report import stored_items
+from app.scoring.leaderboard import (
+    Board,
+    BoardQuery,
+    Parse,
+    Stamp,
+    compute_board,
+    parse_figures,
+    read_records,
+    stored_slice,
+)
 from app.store import evaluations as ev_store
-from app.store import paging
-from app.store.models import WHOLE, slice_name
 
 log = structlog.get_logger("helmbench.board")
-Stamp = Hashable
-MAX_CURSOR = 200  # ours are a few dozen characters
-
-
-@dataclass(frozen=True, slots=True)
-class BoardQuery:
-    """Which board: a benchmark version (None: the library's), an optional slice and suite, and an order."""
-
-    version: str | None = None
-    country: str | None = None
-    condition: str | None = None
-    suite: str | None = None
-    sort: str = "score"
-    order: Literal["asc", "desc"] = "desc"
-
-    @property
-    def sliced(self) -> bool:
-        return bool(self.condition or self.country)
-
-    def params(self) -> dict[str, str]:
-        """The query as URL parameters, defaults left out, in a fixed order (links on a cached page)."""
-        values = {
-            "condition": self.condition,
-            "country": self.country,
-            "version": self.version,
-            "suite": self.suite,
-            "sort": None if self.sort == "score" else self.sort,
-            "order": None if self.order == "desc" else self.order,
-        }
-        return {k: v for k, v in values.items() if v}
-
-
-def board_query(
-    library: Library,
-    *,
-    version: str | None = None,
-    country: str | None = None,
-    condition: str | None = None,
-    suite: str | None = None,
-    sort: str = "score",
-    order: Literal["asc", "desc"] = "desc",
-) -> BoardQuery:
-    """A validated query; an unknown country, condition, suite or sort is a problem naming its field."""
-    if country and country not in library.countries:
-        raise Invalid("country", f"country: one of {', '.join(sorted(library.countries))}")
-    if condition and condition not in library.conditions:
-        raise Invalid("condition", "condition: a condition id of the benchmark")
-    if suite and suite not in library.suites:
-        raise Invalid("suite", f"suite: one of {', '.join(library.suites)}")
-    if not sb.valid_sort(sort, library):
-        raise Invalid("sort", f"sort: one of {', '.join(sb.SORTS)} or pillar:<id>")
-    return BoardQuery(
-        version=version or None,
-        country=country or None,
-        condition=condition or None,
-        suite=suite or None,
-        sort=sort,
-        order=order,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Board:
-    """A ranked board in its column order: (rank, entry) per row; `hidden` evaluations have no item in the slice."""
-
-    query: BoardQuery
-    version: str
-    rows: list[tuple[int, sb.Entry]]
-    hidden: int
-    pillars: list[str]  # pillar ids with a column
-
-
-def _slice(query: BoardQuery) -> str | None:
-    """The stored slice a query reads; None for a country and a condition together (read from the items)."""
-    if query.country and query.condition:
-        return None
-    if query.country:
-        return slice_name("country", query.country)
-    return slice_name("condition", query.condition) if query.condition else WHOLE
-
-
-def _from_items(session: Session, library: Library, evaluation_id: str, query: BoardQuery) -> sb.Figures:
-    facets = [
-        f
-        for f in build_facets(stored_items(session=session, evaluation_id=evaluation_id), library)
-        if query.country in (None, f.country) and query.condition in (None, f.condition)
-    ]
-    return sb.figures(sb.slice_summary(facets, library))
-
-
-Parse = Callable[[ev_store.BoardRecord], sb.Figures]
-
-
-def parse_figures(record: ev_store.BoardRecord) -> sb.Figures:
-    """A record's stored figures (a slice without a row: no item in it)."""
-    return sb.figures(json.loads(record.figures) if record.figures else {})
-
-
-def _entry(
-    session: Session,
-    library: Library,
-    record: ev_store.BoardRecord,
-    query: BoardQuery,
-    fresh: bool,
-    parse: Parse,
-) -> sb.Entry | None:
-    """A row: the stored figures; without them (or fresh) from the stored report, or the slice's items.
-    None: the evaluation has no report (it failed), so it is not on the board."""
-    if record.finished_at is not None and not fresh and _slice(query) is not None:
-        return sb.Entry(
-            record.evaluation_id,
-            record.target_name,
-            record.model,
-            record.suite,
-            record.finished_at,
-            parse(record),
-        )
-    summary, finished_at = ev_store.stored_report(session=session, evaluation_id=record.evaluation_id)
-    if summary is None or finished_at is None:
-        return None
-    sliced = query.sliced
-    figures = _from_items(session, library, record.evaluation_id, query) if sliced else sb.figures(summary)
-    return sb.Entry(
-        record.evaluation_id, record.target_name, record.model, record.suite, finished_at, figures
-    )
-
-
-def read_records(session: Session, library: Library, query: BoardQuery) -> list[ev_store.BoardRecord]:
-    version = query.version or library.version
-    return ev_store.board_records(session=session, benchmark_version=version, slice=_slice(query) or WHOLE)
-
-
-def _own_scale(library: Library, suite: str) -> bool:
-    spec = library.suites.get(suite)
-    return spec is not None and spec.kind in ("conversations", "simulated")
-
-
-def compute_board(
-    *,
-    session: Session,
-    library: Library,
-    query: BoardQuery,
-    records: list[ev_store.BoardRecord] | None = None,
-    fresh: bool = False,
-    parse: Parse = parse_figures,
-) -> Board:
-    """The board for a query. fresh=True recomputes it from the stored reports and the items (the reference the
-    stored figures must equal); records may be passed in when the caller already read them for this stamp, and
-    parse may remember figures it has parsed."""
-    if records is None:
-        records = read_records(session, library, query)
-    entries = []
-    for r in records:
-        if query.suite and r.suite != query.suite:
-            continue
-        if not query.suite and _own_scale(library, r.suite):
-            continue  # a conversation headline is not on the matrix's scale: ranked only on its suite's board
-        entry = _entry(session, library, r, query, fresh, parse)
-        if entry is not None:
-            entries.append(entry)
-    shown = [e for e in entries if e.figures.n_items or not query.sliced]
-    ranked = sb.rank(shown)
-    pillars = sorted({p for _, e in ranked for p in e.figures.pillars} | set(library.pillars))
-    return Board(
-        query=query,
-        version=query.version or library.version,
-        rows=sb.ordered(ranked, query.sort, query.order),
-        hidden=len(entries) - len(shown),
-        pillars=pillars,
-    )
-
-
-def _write_position(position: tuple[int, str]) -> str:
-    raw = json.dumps(list(position), separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _read_position(cursor: str) -> tuple[int, str]:
-    if len(cursor) > MAX_CURSOR:
-        raise ValueError(cursor[:20])
-    position, evaluation_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-    if not (isinstance(position, int) and position >= 0 and isinstance(evaluation_id, str)):
-        raise ValueError(cursor[:20])
-    return position, evaluation_id
-
-
-# (position of the next row, id of the last row seen); the board has always refused a foreign one with a 400.
-BY_POSITION: paging.Cursor[tuple[int, str], tuple[int, str]] = paging.Cursor(
-    write=_write_position, read=_read_position, refusal=Unreadable
-)
-
-
-def decode_cursor(cursor: str | None) -> tuple[int, str] | None:
-    """The position a cursor names; anything we did not issue is refused naming `cursor`."""
-    return paging.after(BY_POSITION, cursor)
-
-
-def page(
-    rows: list[tuple[int, sb.Entry]], cursor: str | None, limit: int
-) -> tuple[list[tuple[int, sb.Entry]], str | None]:
-    """A page of rows after the cursor, and the cursor of the next page (None on the last). The cursor carries
-    the last row's id, so a page after a change of the board continues after that row where it still is."""
-    start = 0
-    if (after := decode_cursor(cursor)) is not None:
-        position, last_id = after
-        ids = [e.evaluation_id for _, e in rows]
-        if not (0 < position <= len(ids) and ids[position - 1] == last_id):
-            position = ids.index(last_id) + 1 if last_id in ids else min(position, len(ids))
-        start = position
-    chunk = rows[start : start + limit]
-    more = start + limit < len(rows)
-    return chunk, BY_POSITION.write((start + limit, chunk[-1][1].evaluation_id)) if more and chunk else None
-
-
-def board_stamp(session: Session, library: Library, query: BoardQuery) -> Stamp:
-    version = query.version or library.version
-    return ev_store.leaderboard_stamp(session=session, benchmark_version=version)
-
-
-def entry_json(rank: int, e: sb.Entry) -> dict[str, Any]:
-    """A board row as the JSON board's entry."""
-    f = e.figures
-    return {
-        "rank": rank,
-        "evaluation_id": e.evaluation_id,
-        "target_name": e.target_name,
-        "model": e.model,
-        "suite": e.suite,
-        "score": f.score.value,
-        "score_interval": [f.score.low, f.score.high] if f.score.low is not None else None,
-        "capped": f.capped,
-        "why": f.why or None,
-        "pass_rate": f.pass_rate.value,
-        "pass_rate_interval": [f.pass_rate.low, f.pass_rate.high] if f.pass_rate.low is not None else None,
-        "pass_rate_basis": f.pass_rate.basis or None,
-        "pillars": {p: r.value for p, r in f.pillars.items()},
-        "sensitivity": f.sensitivity,
-        "over_escalation": f.over_escalation,
-        "ungraded_share": f.ungraded_share,
-        "grader": f.grader,
-        "n_items": f.n_items,
-        "finished_at": e.finished,
-    }
 
 
 Render = Callable[[Session, Board], bytes]
@@ -532,7 +290,7 @@ class BoardCache:
         """The records of one stored slice at this stamp (shared by every sort and suite of it), and a parse
         that reuses the figures of a record whose stored text is unchanged: after a change only the new or
         rewritten evaluations are parsed, not the thousand others."""
-        key = (query.version or library.version, _slice(query))
+        key = (query.version or library.version, stored_slice(query))
         with self._builder(("slice", key)):
             kept = self._slices.get(key)
             if kept is not None and kept[0] == stamp:

@@ -8,23 +8,24 @@ from collections import Counter
 import pytest
 from sqlmodel import Session
 
-from app.errors import Invalid, Unreadable
 from app.http.caching import etag_for
 from app.runner.runtime import Runtime
-from app.services import board as board_service
-from app.services.board import BoardCache, BoardQuery, board_query, compute_board, decode_cursor, page
+from app.scoring import leaderboard
+from app.scoring.leaderboard import Board, BoardQuery, compute_board
+from app.services import board_cache
+from app.services.board_cache import BoardCache, Render
 from app.store import evaluations as ev_store
 from app.store.models import WHOLE
 from bench.board import seed_board
 
 
-def cached(deps: Runtime, cache: BoardCache, query: BoardQuery) -> board_service.Board:
+def cached(deps: Runtime, cache: BoardCache, query: BoardQuery) -> Board:
     with Session(deps.engine) as session:
-        stamp = board_service.board_stamp(session, deps.library, query)
+        stamp = leaderboard.board_stamp(session, deps.library, query)
         return cache.board(session, deps.library, query, stamp)
 
 
-def fresh(deps: Runtime, query: BoardQuery) -> board_service.Board:
+def fresh(deps: Runtime, query: BoardQuery) -> Board:
     with Session(deps.engine) as session:
         return compute_board(session=session, library=deps.library, query=query, fresh=True)
 
@@ -89,17 +90,17 @@ def test_many_threads_asking_for_one_missing_board_build_it_once(
 ) -> None:
     builds = Counter()
     release = threading.Event()
-    real = board_service.compute_board
+    real = board_cache.compute_board
 
-    def counted(**kwargs: object) -> board_service.Board:
+    def counted(**kwargs: object) -> Board:
         builds[kwargs["query"]] += 1
         release.wait(timeout=30)  # hold the first build until every thread has asked
         return real(**kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(board_service, "compute_board", counted)
+    monkeypatch.setattr(board_cache, "compute_board", counted)
     cache = BoardCache()
     query = BoardQuery(country="AU")
-    results: list[board_service.Board] = []
+    results: list[Board] = []
     threads = [
         threading.Thread(target=lambda: results.append(cached(seeded, cache, query))) for _ in range(8)
     ]
@@ -109,39 +110,6 @@ def test_many_threads_asking_for_one_missing_board_build_it_once(
     for t in threads:
         t.join(timeout=60)
     assert builds[query] == 1 and len(results) == 8 and all(r is results[0] for r in results)
-
-
-def test_pages_with_a_cursor_cover_the_board_once_and_a_bad_cursor_names_the_field(
-    seeded: Runtime,
-) -> None:
-    board = cached(seeded, BoardCache(), BoardQuery())
-    seen, cursor = [], None
-    while True:
-        rows, cursor = page(board.rows, cursor, 3)
-        seen += [e.evaluation_id for _, e in rows]
-        if cursor is None:
-            break
-    assert seen == [e.evaluation_id for _, e in board.rows]
-    for bad in ("not-a-cursor", "W10", "eyJhIjoxfQ", "WzAsIiJd" * 100):
-        with pytest.raises(Unreadable) as raised:
-            decode_cursor(bad)
-        assert raised.value.field == "cursor"
-
-
-def test_a_cursor_continues_after_its_row_when_the_board_moved(seeded: Runtime) -> None:
-    rows = cached(seeded, BoardCache(), BoardQuery()).rows
-    first, cursor = page(rows, None, 3)
-    moved = [rows[5], *rows[:5], *rows[6:]]  # a new row above: the last row seen is now one further down
-    after, _ = page(moved, cursor, 2)
-    assert [e.evaluation_id for _, e in after] == [e.evaluation_id for _, e in rows[3:5]]
-
-
-def test_an_unknown_country_condition_suite_or_sort_is_a_problem_naming_it(seeded: Runtime) -> None:
-    for field, value in (("country", "XX"), ("condition", "nope"), ("suite", "huge"), ("sort", "pillar:P9")):
-        with pytest.raises(Invalid) as raised:
-            board_query(seeded.library, **{field: value})
-        assert raised.value.field == field
-    assert board_query(seeded.library, country="US", sort="pillar:P1").sliced
 
 
 @pytest.mark.parametrize("store", ["growing", "growing_on_postgres"])
@@ -168,7 +136,7 @@ def test_a_rewritten_report_moves_the_stamp_and_the_board_without_a_new_evaluati
     assert after.rows[0][1].evaluation_id == last and after.rows[0][1].figures.score.value == 0.999
 
 
-def ids_render(session: Session, board: board_service.Board) -> bytes:
+def ids_render(session: Session, board: Board) -> bytes:
     """A view's body: the ids on the board in order (what a user would notice changing)."""
     return ",".join(e.evaluation_id for _, e in board.rows).encode()
 
@@ -182,14 +150,14 @@ def test_while_the_refresher_renders_a_changed_board_requests_get_the_previous_o
     cache.start(growing.engine, library)
     try:
         started, release = threading.Event(), threading.Event()
-        real = board_service.compute_board
+        real = board_cache.compute_board
 
-        def held(**kwargs: object) -> board_service.Board:
+        def held(**kwargs: object) -> Board:
             started.set()
             release.wait(timeout=30)
             return real(**kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(board_service, "compute_board", held)
+        monkeypatch.setattr(board_cache, "compute_board", held)
         (added,) = seed_board(growing, 1, seed=12)
         assert started.wait(timeout=30)  # the refresher saw the change and is rendering it
         assert cache.serve(**serve) == (before, before_etag)  # the previous board, its own ETag, no wait
@@ -210,8 +178,8 @@ def test_prewarmed_views_are_rendered_before_anyone_asks_and_again_after_each_ch
     cache, library = BoardCache(check_s=0.05), growing.library
     renders: Counter[str] = Counter()
 
-    def counted(name: str) -> board_service.Render:
-        def render(session: Session, board: board_service.Board) -> bytes:
+    def counted(name: str) -> Render:
+        def render(session: Session, board: Board) -> bytes:
             renders[name] += 1
             return ids_render(session, board)
 

@@ -9,7 +9,7 @@ from sqlmodel import Session, col, update
 from app.errors import NotFound
 from app.runner.runtime import Runtime
 from app.schemas import ResultsPage
-from app.services.sharing import public_evaluation_or_404, public_results
+from app.services.public_evaluations import public_evaluation_or_404, public_results
 from app.store.models import EvaluationItem
 from tests.services.conftest import add_owner, add_run
 

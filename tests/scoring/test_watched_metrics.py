@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from app.scoring.facets import Facet
-from app.scoring.watched import holm, is_regression, metrics_for, paired_findings
+from app.scoring.watched_metrics import holm, is_regression, metrics_for, paired_findings
 
 
 def facet(key: str, **fields: object) -> Facet:
