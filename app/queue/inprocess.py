@@ -26,9 +26,8 @@ log = structlog.get_logger("helmbench.queue")
 STOP_MARGIN_S = 5.0
 
 
-_Job = tuple[
-    Callable[[Place], Awaitable[str]], str, dict[str, Any]
-]  # what runs, its name in logs, log fields
+# A queued job: what runs (given its place), its name in logs, its log fields.
+_Job = tuple[Callable[[Place], Awaitable[str]], str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
