@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import structlog
 
 from app.queue.base import ShardState, grade_batch_job_id, shard_job_id
+from app.queue.fair import head_rank, ranks
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
 from app.runner.places import Place
@@ -22,43 +26,63 @@ log = structlog.get_logger("helmbench.queue")
 STOP_MARGIN_S = 5.0
 
 
+# A queued job: what runs (given its place), its name in logs, its log fields.
+_Job = tuple[Callable[[Place], Awaitable[str]], str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class _Waiting:
+    rank: int
+    seq: int  # the order queued: between equal ranks, the older first
+    run: Callable[[Place], Awaitable[str]]
+    what: str
+    fields: dict[str, Any]
+
+
 class InProcessQueue:
-    """Jobs start as tasks at once and wait for one of the process's shard places (deps.places)."""
+    """Queued jobs wait here, and each free place among the process's shard places (deps.places) starts the
+    lowest-ranked one (the fair share, app/queue/fair.py), so a quick run does not wait behind a big one."""
 
     def __init__(self, deps: Runtime):
         self._deps = deps
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._running: set[str] = set()
+        self._waiting: dict[str, _Waiting] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}  # started: holding a place, or done with items
+        self._taken = 0  # the last rank started: the head when nothing waits
+        self._seq = itertools.count()
+        self._queued = asyncio.Event()
+        self._starter: asyncio.Task[None] | None = None
 
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:
-        added = 0
-        for shard in range(shards):
-            added += await self.requeue_shard(evaluation_id, shard)
-        return added
+        head = self._head()
+        return sum(
+            self._queue(shard_job_id(evaluation_id, shard), rank, self._shard(evaluation_id, shard))
+            for shard, rank in enumerate(ranks(head, shards))
+        )
 
     async def requeue_shard(self, evaluation_id: str, shard: int) -> bool:
-        return self._start(
-            shard_job_id(evaluation_id, shard),
-            partial(run_shard, self._deps, evaluation_id, shard),
-            "shard",
-            evaluation_id=evaluation_id,
-            shard=shard,
+        return self._queue(
+            shard_job_id(evaluation_id, shard), self._head(), self._shard(evaluation_id, shard)
         )
+
+    def _shard(self, evaluation_id: str, shard: int) -> _Job:
+        run = partial(run_shard, self._deps, evaluation_id, shard)
+        return run, "shard", {"evaluation_id": evaluation_id, "shard": shard}
 
     async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
-        added = 0
-        for shard in range(shards):
-            added += await self.requeue_grade_batch(batch_id, shard)
-        return added
+        head = self._head()
+        return sum(
+            self._queue(grade_batch_job_id(batch_id, shard), rank, self._grade(batch_id, shard))
+            for shard, rank in enumerate(ranks(head, shards))
+        )
 
     async def requeue_grade_batch(self, batch_id: str, shard: int) -> bool:
-        return self._start(
-            grade_batch_job_id(batch_id, shard),
-            lambda _place: run_grade_batch(self._deps, batch_id, shard),  # holds its place to the end
-            "grade batch shard",
-            batch_id=batch_id,
-            shard=shard,
-        )
+        return self._queue(grade_batch_job_id(batch_id, shard), self._head(), self._grade(batch_id, shard))
+
+    def _grade(self, batch_id: str, shard: int) -> _Job:
+        async def run(_place: Place) -> str:  # holds its place to the end
+            return await run_grade_batch(self._deps, batch_id, shard)
+
+        return run, "grade batch shard", {"batch_id": batch_id, "shard": shard}
 
     async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
         return self._states({shard: shard_job_id(evaluation_id, shard) for shard in shards})
@@ -67,58 +91,76 @@ class InProcessQueue:
         return self._states({shard: grade_batch_job_id(batch_id, shard) for shard in shards})
 
     def _states(self, job_ids: dict[int, str]) -> dict[int, ShardState]:
-        return {
-            shard: "running" if job_id in self._running else "queued"
-            for shard, job_id in job_ids.items()
-            if job_id in self._tasks
-        }
+        states: dict[int, ShardState] = {}
+        for shard, job_id in job_ids.items():
+            if job_id in self._tasks:
+                states[shard] = "running"
+            elif job_id in self._waiting:
+                states[shard] = "queued"
+        return states
 
-    def _start(self, job_id: str, run: Callable[[Place], Awaitable[str]], what: str, **fields: Any) -> bool:
-        """Start the job as a task unless it is queued or running already, or the process is stopping."""
-        if job_id in self._tasks or self._deps.stopping.is_set():
+    def _head(self) -> int:
+        return head_rank((job.rank for job in self._waiting.values()), [self._taken])
+
+    def _queue(self, job_id: str, rank: int, job: _Job) -> bool:
+        """Queue the job unless it is queued or running already, or the process is stopping."""
+        if job_id in self._waiting or job_id in self._tasks or self._deps.stopping.is_set():
             return False
-        self._tasks[job_id] = asyncio.create_task(self._run(job_id, run, what, fields))
+        run, what, fields = job
+        self._waiting[job_id] = _Waiting(rank, next(self._seq), run, what, fields)
+        self._queued.set()
+        if self._starter is None:
+            self._starter = asyncio.create_task(self._start_jobs())
         return True
 
-    async def _run(
-        self, job_id: str, run: Callable[[Place], Awaitable[str]], what: str, fields: dict[str, Any]
-    ) -> None:
-        place: Place | None = None
-        try:
+    async def _start_jobs(self) -> None:
+        """Each place given back starts the lowest-ranked waiting job, until the process stops."""
+        while not self._deps.stopping.is_set():
+            if not self._waiting:
+                self._queued.clear()
+                await self._queued.wait()
+                continue
             place = await self._deps.places.take()
-            if self._deps.stopping.is_set():
-                return
-            self._running.add(job_id)
-            outcome = await run(place)
-            log.info(f"{what} finished", outcome=outcome, **fields)
-        except ShardInterrupted as exc:
-            log.info(f"{what} handed back", reason=str(exc), **fields)
-        except Exception:  # what is not written runs again (app/runner/reconcile.py queues it)
-            log.exception(f"{what} failed; it will run again", **fields)
-        finally:
-            if place is not None:
+            if self._deps.stopping.is_set() or not self._waiting:  # stopped, or dropped while we waited
                 place.give_back()
-            self._running.discard(job_id)
+                continue
+            job_id = min(self._waiting, key=lambda j: (self._waiting[j].rank, self._waiting[j].seq))
+            job = self._waiting.pop(job_id)
+            self._taken = job.rank
+            self._tasks[job_id] = asyncio.create_task(self._run(job_id, job, place))
+
+    async def _run(self, job_id: str, job: _Waiting, place: Place) -> None:
+        try:
+            outcome = await job.run(place)
+            log.info(f"{job.what} finished", outcome=outcome, **job.fields)
+        except ShardInterrupted as exc:
+            log.info(f"{job.what} handed back", reason=str(exc), **job.fields)
+        except Exception:  # what is not written runs again (app/runner/reconcile.py queues it)
+            log.exception(f"{job.what} failed; it will run again", **job.fields)
+        finally:
+            place.give_back()
             self._tasks.pop(job_id, None)
 
     async def drop(self, job_ids: Sequence[str]) -> int:
-        """Cancel the tasks still waiting for a place; a running one stops at its next look at the database."""
-        waiting = [self._tasks[j] for j in job_ids if j in self._tasks and j not in self._running]
-        for task in waiting:
-            task.cancel()
-        return len(waiting)
+        """Forget the jobs still waiting for a place; a running one stops at its next look at the database."""
+        return sum(self._waiting.pop(job_id, None) is not None for job_id in job_ids)
 
     async def depth(self) -> int:
-        return len(self._tasks)
+        return len(self._waiting) + len(self._tasks)
 
     async def ping(self) -> None:
         return None
 
     async def close(self) -> None:
-        """Stop as a worker does: no new items, calls in flight finish within stop_grace_s, the rest go back.
+        """Stop as a worker does: no new jobs or items, calls in flight finish within stop_grace_s, the rest go back.
 
         What is not written stays pending in the database; the next start runs it.
         """
         self._deps.stopping.set()
+        self._waiting.clear()
+        if self._starter is not None:
+            self._starter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._starter
         await drain(list(self._tasks.values()), self._deps.settings.stop_grace_s + STOP_MARGIN_S)
         await self._deps.targets.aclose()

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
-from sqlalchemy import Engine, and_, delete, func, or_, select, update
+from sqlalchemy import Connection, Engine, and_, delete, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import col
 
+from app.queue.fair import head_rank, ranks
 from app.store.models import QueuedJob, utcnow
 
 JobState = Literal["queued", "running"]
@@ -33,19 +34,26 @@ class Claimed:
 
 
 def enqueue_jobs(*, engine: Engine, jobs: Sequence[tuple[str, str, str, int]]) -> int:
-    """Queue (id, kind, subject_id, shard) jobs in one transaction; a job already queued or held is left as it
-    is. Returns how many were newly queued."""
+    """Queue (id, kind, subject_id, shard) jobs in one transaction, ranked one round apart from the head
+    (app/queue/fair.py); a job already queued or held is left as it is. Returns how many were newly queued."""
     if not jobs:
         return 0
     insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
     now = utcnow()
     added = 0
     with engine.begin() as conn:
-        for job_id, kind, subject_id, shard in jobs:
+        head = _head(conn, now)
+        for (job_id, kind, subject_id, shard), rank in zip(jobs, ranks(head, len(jobs)), strict=True):
             result = conn.execute(
                 insert(QueuedJob)
                 .values(
-                    id=job_id, kind=kind, subject_id=subject_id, shard=shard, queued_at=now, available_at=now
+                    id=job_id,
+                    kind=kind,
+                    subject_id=subject_id,
+                    shard=shard,
+                    rank=rank,
+                    queued_at=now,
+                    available_at=now,
                 )
                 .on_conflict_do_nothing(index_elements=["id"])
                 .returning(
@@ -56,6 +64,13 @@ def enqueue_jobs(*, engine: Engine, jobs: Sequence[tuple[str, str, str, int]]) -
     return added
 
 
+def _head(conn: Connection, now: object) -> int:
+    """The rank a free place takes next: the lowest claimable one, else the highest held one."""
+    waiting = conn.execute(select(func.min(QueuedJob.rank)).where(_claimable(now))).scalar_one()
+    taken = conn.execute(select(func.max(QueuedJob.rank))).scalar_one()
+    return head_rank([] if waiting is None else [waiting], [] if taken is None else [taken])
+
+
 def _claimable(now: object) -> object:
     return and_(
         col(QueuedJob.available_at) <= now,
@@ -64,12 +79,13 @@ def _claimable(now: object) -> object:
 
 
 def claim_job(*, engine: Engine, holder: str, lease_s: float) -> Claimed | None:
-    """Take the oldest claimable job for `holder` for lease_s; None if there is none or another claimer won it."""
+    """Take the lowest-ranked claimable job (the fair share, app/queue/fair.py; then the oldest) for `holder`
+    for lease_s; None if there is none or another claimer won it."""
     now = utcnow()
     oldest = (
         select(QueuedJob.id)
         .where(_claimable(now))
-        .order_by(col(QueuedJob.queued_at), col(QueuedJob.shard))
+        .order_by(col(QueuedJob.rank), col(QueuedJob.queued_at), col(QueuedJob.shard))
         .limit(1)
         .scalar_subquery()
     )

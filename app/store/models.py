@@ -295,6 +295,7 @@ class QueuedJob(SQLModel, table=True):
     kind: str = Field(max_length=10)  # "shard" or "grade"
     subject_id: str = Field(max_length=40)  # the evaluation or grade batch
     shard: int
+    rank: int = Field(default=0, index=True)  # the fair share's order of claims (app/queue/fair.py)
     queued_at: datetime = Field(default_factory=utcnow, index=True)
     available_at: datetime = Field(default_factory=utcnow)
     holder: str | None = Field(default=None, max_length=200)

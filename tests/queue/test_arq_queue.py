@@ -3,6 +3,7 @@ tells queued shards from held ones for the reconciler, queues a lost one again, 
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator
 
@@ -65,6 +66,24 @@ async def test_a_shard_redis_lost_is_queued_again_even_with_an_old_result_left(q
     assert await queue.requeue_shard(evaluation_id, 1) is True
     assert await queue.shard_states(evaluation_id, [0, 1]) == {0: "queued", 1: "queued"}
     assert await queue._pool.exists(result_key_prefix + job_id) == 0 and await queue.depth() == 2
+
+
+async def test_shards_of_a_run_queued_later_interleave_with_a_big_one_s(queue: ArqQueue) -> None:
+    """arq takes the lowest score that is due: the fair ranks, not the time queued, order the big and the small
+    run's shards; one a worker holds (it stays in the set until it ends) is passed over for the head."""
+    big, small = new_id(), new_id()
+    await queue.enqueue_shards(big, 5)
+    await queue._pool.set(in_progress_key_prefix + shard_job_id(big, 0), b"1", px=10_000)
+    await queue.enqueue_shards(small, 2)
+    due = await queue._pool.zrangebyscore(queue._queue_name, "-inf", time.time() * 1000)
+    order = [job_id.decode() for job_id in due]
+    rounds = [order[:1], sorted(order[1:3]), sorted(order[3:5]), order[5:]]  # equal ranks: either first
+    assert rounds == [
+        [shard_job_id(big, 0)],
+        sorted([shard_job_id(big, 1), shard_job_id(small, 0)]),
+        sorted([shard_job_id(big, 2), shard_job_id(small, 1)]),
+        [shard_job_id(big, 3), shard_job_id(big, 4)],
+    ]
 
 
 async def test_a_grade_batch_s_jobs_are_keyed_apart_from_shards(queue: ArqQueue) -> None:

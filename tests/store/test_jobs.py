@@ -27,6 +27,26 @@ def test_jobs_are_queued_once_and_claimed_oldest_first(engine: Engine) -> None:
     assert jobs.job_count(engine=engine) == 3
 
 
+def test_a_run_queued_behind_a_big_one_takes_every_other_place(engine: Engine) -> None:
+    """Fair shares: the big run's shards were all queued first, yet the small run's interleave with them."""
+    jobs.enqueue_jobs(engine=engine, jobs=shard_jobs("ev_big", 6))
+    first = jobs.claim_job(engine=engine, holder="w1", lease_s=30)
+    assert first is not None and first.id == "ev_big:shard:0"
+    jobs.enqueue_jobs(engine=engine, jobs=shard_jobs("ev_small", 2))
+    claimed = []
+    while (job := jobs.claim_job(engine=engine, holder="w1", lease_s=30)) is not None:
+        claimed.append(job.id)
+    assert claimed[:4] == ["ev_big:shard:1", "ev_small:shard:0", "ev_big:shard:2", "ev_small:shard:1"]
+    assert claimed[4:] == [f"ev_big:shard:{s}" for s in range(3, 6)]
+
+
+def test_a_lost_shard_queued_again_is_taken_next(engine: Engine) -> None:
+    jobs.enqueue_jobs(engine=engine, jobs=shard_jobs("ev_big", 4))
+    jobs.enqueue_jobs(engine=engine, jobs=[("ev_lost:shard:7", "shard", "ev_lost", 7)])
+    order = [job.id for job in iter(lambda: jobs.claim_job(engine=engine, holder="w1", lease_s=30), None)]
+    assert order[:2] == ["ev_big:shard:0", "ev_lost:shard:7"]
+
+
 def test_concurrent_claimers_never_win_the_same_job(engine: Engine) -> None:
     jobs.enqueue_jobs(engine=engine, jobs=shard_jobs("ev_b", 20))
     won: dict[str, list[str]] = {f"w{i}": [] for i in range(4)}
