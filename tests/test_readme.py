@@ -61,3 +61,15 @@ def test_the_watch_example_runs_as_many_items_as_its_suite_has() -> None:
     items = library_stats()[f"items_{suite.group(1)}"] * (int(repeats.group(1)) if repeats else 1)
     totals = {int(total) for total in re.findall(r"\b\d+/(\d+)\b", example)}
     assert totals == {items}, f"the example shows {totals} items; --suite {suite.group(1)} has {items}"
+
+
+def test_the_layout_section_maps_every_package_and_top_level_module() -> None:
+    """A newcomer looks a folder up in the README's Layout table: every package of app/ and every module at its
+    top has a line there."""
+    layout = README.read_text().split("## Layout", 1)[1].split("\n## ", 1)[0]
+    app = README.parent / "app"
+    packages = {p.name for p in app.iterdir() if (p / "__init__.py").exists()}
+    missing = sorted(f"app/{name}" for name in packages if f"`app/{name}`" not in layout)
+    modules = {p.name for p in app.glob("*.py") if p.name != "__init__.py"}
+    missing += sorted(name for name in modules if f"{name}`" not in layout)  # `name` or `app/name`
+    assert not missing, f"README's Layout section does not name: {missing}"
