@@ -12,9 +12,10 @@ import structlog
 from app.queue.base import ShardState, grade_batch_job_id, shard_job_id
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
+from app.runner.handback import HandedBack
 from app.runner.places import Place
 from app.runner.runtime import Runtime
-from app.runner.shard import ShardInterrupted, run_shard
+from app.runner.shard import run_shard
 
 log = structlog.get_logger("helmbench.queue")
 
@@ -91,7 +92,7 @@ class InProcessQueue:
             self._running.add(job_id)
             outcome = await run(place)
             log.info(f"{what} finished", outcome=outcome, **fields)
-        except ShardInterrupted as exc:
+        except HandedBack as exc:
             log.info(f"{what} handed back", reason=str(exc), **fields)
         except Exception:  # what is not written runs again (app/runner/reconcile.py queues it)
             log.exception(f"{what} failed; it will run again", **fields)

@@ -26,6 +26,7 @@ from app.observability import metrics
 from app.runner.breaker import Breaker
 from app.runner.budget import Held, ShardBudget, call_tokens
 from app.runner.classification import ask_label, label_fields
+from app.runner.handback import HandedBack
 from app.runner.judging import grader_for
 from app.runner.places import Place
 from app.runner.runtime import Runtime
@@ -151,10 +152,6 @@ async def item_row(
             judge_outcomes=outcomes_of(grade.judge),
         )
     return row
-
-
-class ShardInterrupted(Exception):
-    """The process is stopping: the shard's unwritten items go back to the queue for another process."""
 
 
 class _Writer:
@@ -335,7 +332,7 @@ async def run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place 
     soon as the shard has handed out its last item, and at the latest when it returns.
 
     Raises when the database stays unreachable past db_retry_s (the queue runs the shard again, skipping what was
-    written) and `ShardInterrupted` when the process is stopping with items of the shard not yet run.
+    written) and `HandedBack` when the process is stopping with items of the shard not yet run.
     """
     try:
         return await _run_shard(deps, evaluation_id, shard, place or Place(lambda: None))
@@ -407,9 +404,7 @@ async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place
     if outcome.written < len(pending) and not (budget is not None and budget.stopped):
         left = len(pending) - outcome.written
         bound.warning("shard handed back", written=outcome.written, left=left)
-        raise ShardInterrupted(
-            f"shard {shard}: stopping with {left} items not run; they go back to the queue"
-        )
+        raise HandedBack(f"shard {shard}: stopping with {left} items not run; they go back to the queue")
     status = await _db(deps, finish_evaluation, deps, evaluation_id)
     bound.info("shard finished", items=len(pending), evaluation_status=status)
     return f"shard {shard} done ({len(pending)} items run)" + (f"; evaluation {status}" if status else "")
