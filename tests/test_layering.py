@@ -27,6 +27,7 @@ ENGINE = (
     "app/targets",
     "app/grading",
     "app/conversations",
+    "app/kinds",
     "app/scoring",
     "app/store",
 )

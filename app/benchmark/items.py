@@ -8,12 +8,10 @@ import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 
-from app.benchmark.classification import classification_cells
 from app.benchmark.coherence import fitting_perturbations
-from app.benchmark.conversations import conversation_cells, is_conversation
+from app.benchmark.conversations import is_conversation
 from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Perturbation, Scenario, SuiteSpec, TagSet, UserContext
-from app.benchmark.simulated import simulated_cells
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +26,9 @@ class ItemSpec:
     user_context_id: str | None
     perturbation_id: str
     repeat: int
+    # The suite kind that plans, plays and grades it (app/kinds), set where a suite is expanded; not part of the
+    # key, so stored items keep their keys. A spec rebuilt from a stored row takes the default.
+    kind: str = "matrix"
 
     @property
     def code(self) -> str:
@@ -151,42 +152,27 @@ def _unsampled_scripts(
         yield home, p.id
 
 
+def qualified(scenario_id: str, c: str, u: str | None, pt: str) -> tuple[str, str, str | None, str]:
+    """A cell of scenario-local ids as stored: each id prefixed with its scenario."""
+    return scenario_id, f"{scenario_id}-{c}", f"{scenario_id}-{u}" if u else None, f"{scenario_id}-{pt}"
+
+
 def suite_cells(library: Library, suite: str) -> Iterator[tuple[str, str, str | None, str]]:
-    """(scenario id, condition, user context or None, perturbation) ids of a suite, qualified, in a fixed order."""
+    """(scenario id, condition, user context or None, perturbation) ids of a suite, qualified, in a fixed order:
+    the suite's kind plans them (app/kinds)."""
+    from app.kinds.registry import kind_named  # the kinds stand on this module: looked up at call time
+
     spec = library.suites[suite]
-    if spec.kind == "conversations":
-        for cell in conversation_cells(library.conversations):
-            scenario_id, pert, cond, ctx = cell.ids
-            yield scenario_id, cond, ctx, pert
-        return
-    if spec.kind == "simulated":
-        for sim_cell in simulated_cells(library, spec):
-            scenario_id, pert, cond, _ = sim_cell.ids
-            yield scenario_id, cond, None, pert
-        return
-    if spec.kind == "classification":
-        local: Iterator[tuple[str, str, str | None, str]] = (
-            (s, c, None, pt) for s, c, pt in classification_cells(library)
-        )
-    else:
-        local = (
-            (scenario_id, c, u, pt)
-            for scenario_id in sorted(library.scenarios)
-            for c, u, pt in scenario_cells(
-                library.scenarios[scenario_id], spec, library.conditions, library.user_contexts
-            )
-        )
-    for scenario_id, c, u, pt in local:
-        yield scenario_id, f"{scenario_id}-{c}", f"{scenario_id}-{u}" if u else None, f"{scenario_id}-{pt}"
+    yield from kind_named(spec.kind).cells(library, spec)
 
 
 def expand_suite(library: Library, suite: str, repeats: int = 1) -> Iterator[ItemSpec]:
     """Yields the suite's items in a fixed order (scenario, condition, user context, perturbation, repeat)."""
-    index = 0
+    index, kind = 0, library.suites[suite].kind
     for scenario_id, cond, ctx, pert in suite_cells(library, suite):
         for repeat in range(repeats):
             key = item_key(library.version, scenario_id, pert, cond, ctx, repeat)
-            yield ItemSpec(index, key, scenario_id, cond, ctx, pert, repeat)
+            yield ItemSpec(index, key, scenario_id, cond, ctx, pert, repeat, kind)
             index += 1
 
 

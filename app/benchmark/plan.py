@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.benchmark.classification import classification_messages
-from app.benchmark.conversations import JUDGE_QUESTIONS, is_conversation, script_id_of
+from app.benchmark.conversations import script_id_of
 from app.benchmark.items import ItemSpec, expand_suite, resolve
 from app.benchmark.loader import Library
 from app.benchmark.schema import SuiteSpec
-from app.benchmark.simulated import is_simulated, resolve_simulated
+from app.benchmark.simulated import resolve_simulated
 
 CHARS_PER_TOKEN = 4
 COMPLETION_TOKENS_PER_CALL = 300
@@ -38,24 +38,15 @@ class ItemCost:
 def item_cost(
     library: Library, spec: ItemSpec, turn_cap: int = SIMULATED_TURN_CAP, suite: SuiteSpec | None = None
 ) -> ItemCost:
-    """One call per user turn; each call sends the system prompt, the turns so far and the replies so far. A
-    conversation is costed along its longest path, every user turn as long as its longest state's. A
-    classification item is one call carrying the labelling request."""
-    if is_conversation(spec.scenario_id):
-        script = library.conversations[script_id_of(spec.perturbation_id)]
-        longest_turn = max(estimate_tokens(state.say) for state in script.states.values())
-        sent = estimate_tokens(script.job) + 400  # the condition's prompt and the user memory, roughly
-        prompt = sum(
-            sent + i * (longest_turn + COMPLETION_TOKENS_PER_CALL) for i in range(1, script.longest + 1)
-        )
-        return ItemCost(script.longest, prompt, script.longest * COMPLETION_TOKENS_PER_CALL)
-    if is_simulated(spec.scenario_id):
-        return simulated_cost(library, spec, turn_cap)
+    """One item's cost, as its kind (app/kinds) counts it."""
+    from app.kinds.registry import kind_named  # the kinds stand on this module: looked up at call time
+
+    return kind_named(spec.kind).cost(library, spec, suite, turn_cap)
+
+
+def reply_cost(library: Library, spec: ItemSpec) -> ItemCost:
+    """One call per user turn; each call sends the system prompt, the turns so far and the replies so far."""
     item = resolve(library, spec)
-    if suite is not None and suite.kind == "classification":
-        sent = classification_messages(suite, item.condition, item.perturbation.message or "")
-        prompt = sum(estimate_tokens(m["content"]) for m in sent)
-        return ItemCost(1, prompt, COMPLETION_TOKENS_PER_CALL)
     sent = estimate_tokens(item.system_prompt)
     prompt = 0
     turns = item.perturbation.user_turns
@@ -63,6 +54,23 @@ def item_cost(
         sent += estimate_tokens(turn) + (COMPLETION_TOKENS_PER_CALL if i else 0)
         prompt += sent
     return ItemCost(len(turns), prompt, len(turns) * COMPLETION_TOKENS_PER_CALL)
+
+
+def conversation_cost(library: Library, spec: ItemSpec) -> ItemCost:
+    """A conversation is costed along its longest path, every user turn as long as its longest state's."""
+    script = library.conversations[script_id_of(spec.perturbation_id)]
+    longest_turn = max(estimate_tokens(state.say) for state in script.states.values())
+    sent = estimate_tokens(script.job) + 400  # the condition's prompt and the user memory, roughly
+    prompt = sum(sent + i * (longest_turn + COMPLETION_TOKENS_PER_CALL) for i in range(1, script.longest + 1))
+    return ItemCost(script.longest, prompt, script.longest * COMPLETION_TOKENS_PER_CALL)
+
+
+def classification_cost(library: Library, spec: ItemSpec, suite: SuiteSpec) -> ItemCost:
+    """A classification item is one call carrying the labelling request."""
+    item = resolve(library, spec)
+    sent = classification_messages(suite, item.condition, item.perturbation.message or "")
+    prompt = sum(estimate_tokens(m["content"]) for m in sent)
+    return ItemCost(1, prompt, COMPLETION_TOKENS_PER_CALL)
 
 
 def simulated_cost(library: Library, spec: ItemSpec, turn_cap: int) -> ItemCost:
@@ -115,8 +123,8 @@ def plan_run(
 
     Costs are computed once per matrix cell: repeats of a cell cost the same. `suite` says what the target is
     asked (a classify suite's items are one labelling call each, and no judge grades them)."""
-    if suite is not None and suite.kind == "classification":
-        judge_calls_per_item = 0
+    from app.kinds.registry import kind_named
+
     plan = Plan()
     costs: dict[tuple[str, str, str | None, str], ItemCost] = {}
     within = True
@@ -127,9 +135,7 @@ def plan_run(
         plan.calls += cost.calls
         plan.prompt_tokens_est += cost.prompt_tokens
         plan.completion_tokens_est += cost.completion_tokens
-        plan.judge_calls += judge_calls_per_item * (
-            JUDGE_QUESTIONS if is_conversation(spec.scenario_id) or is_simulated(spec.scenario_id) else 1
-        )
+        plan.judge_calls += judge_calls_per_item * kind_named(spec.kind).judge_questions
         tokens = plan.prompt_tokens_est + plan.completion_tokens_est
         within = (
             within

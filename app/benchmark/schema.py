@@ -401,12 +401,21 @@ def _tiers_in_order(perturbations: list[Perturbation]) -> None:
                 )
 
 
+BUILTIN_SUITE_KINDS = (
+    "matrix",
+    "conversations",
+    "simulated",
+    "classification",
+)  # app/kinds has one module each
+
+
 class SuiteSpec(Strict):
     """How a named suite samples the matrix; `None` means all."""
 
     description: str
-    kind: Literal["matrix", "conversations", "simulated", "classification"] = Field(
+    kind: str = Field(
         default="matrix",
+        json_schema_extra={"enum": list(BUILTIN_SUITE_KINDS)},
         description="matrix: scenarios × conditions × contexts × perturbations; conversations: every adaptive "
         "conversation script of benchmark_data/conversations, each one item; simulated: every persona card of "
         "benchmark_data/personas under each of `conditions`, each one LLM-played conversation; classification: "
@@ -443,6 +452,17 @@ class SuiteSpec(Strict):
         ge=1,
         description="How many of the sampled perturbations those persona cells run (spread, both ends kept).",
     )
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, kind: str) -> str:
+        """A kind of item app/kinds has: the built-in ones, or one a deployment registered."""
+        from app.kinds.registry import kind_names  # the kinds stand on this module: looked up at call time
+
+        known = kind_names()
+        if kind not in known:
+            raise ValueError(f"unknown suite kind {kind!r}; one of {', '.join(known)}")
+        return kind
 
     @model_validator(mode="after")
     def _task_fields(self) -> SuiteSpec:

@@ -16,9 +16,10 @@ from app.queue.base import ShardState, grade_batch_job_id, shard_job_id
 from app.queue.fair import head_rank, ranks
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
+from app.runner.handback import HandedBack
 from app.runner.places import Place
 from app.runner.runtime import Runtime
-from app.runner.shard import ShardInterrupted, run_shard
+from app.runner.shard import run_shard
 
 log = structlog.get_logger("helmbench.queue")
 
@@ -133,7 +134,7 @@ class InProcessQueue:
         try:
             outcome = await job.run(place)
             log.info(f"{job.what} finished", outcome=outcome, **job.fields)
-        except ShardInterrupted as exc:
+        except HandedBack as exc:
             log.info(f"{job.what} handed back", reason=str(exc), **job.fields)
         except Exception:  # what is not written runs again (app/runner/reconcile.py queues it)
             log.exception(f"{job.what} failed; it will run again", **job.fields)

@@ -17,6 +17,7 @@ from app.grading.grader import Grader
 from app.grading.grades.verdict import Grade
 from app.grading.result import result_of
 from app.grading.transcript import Transcript
+from app.runner.handback import HandedBack
 from app.runner.judging import default_judges
 from app.runner.runtime import Runtime
 from app.scoring.grade_batch import compute_summary
@@ -67,7 +68,8 @@ async def _grade_chunk(grader: Grader, lines: list[tuple[int, str]]) -> list[sto
 
 
 async def run_grade_batch(deps: Runtime, batch_id: str, shard: int) -> str:
-    """Grade the shard's ungraded lines in chunks, then settle the batch if it is done; returns what happened.
+    """Grade the shard's ungraded lines in chunks, then settle the batch if it is done; returns what happened,
+    or raises `HandedBack` when the process is stopping before the shard's lines are graded.
 
     A chunk's grades are written while the next chunk is graded: grading is CPU on this loop, writing waits on
     the database in a thread, so the two overlap.
@@ -105,7 +107,7 @@ async def run_grade_batch(deps: Runtime, batch_id: str, shard: int) -> str:
             if writing is not None:
                 await writing
     if deps.stopping.is_set():
-        return "handed back"
+        raise HandedBack(f"grade batch {batch_id} shard {shard}: stopping with lines not graded")
     if not await _call(deps, store.is_complete, batch_id=batch_id):
         return "shard done"
     # The report is stored with the status, so a completed batch always has it (two last shards may both

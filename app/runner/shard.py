@@ -13,19 +13,17 @@ from typing import Any, TypeVar
 import structlog
 from sqlmodel import Session
 
-from app.benchmark.conversations import is_conversation
-from app.benchmark.items import ItemSpec, ResolvedItem, resolve
+from app.benchmark.items import ItemSpec
 from app.benchmark.plan import SIMULATED_TURN_CAP, item_cost
 from app.benchmark.schema import SuiteSpec
-from app.benchmark.simulated import is_simulated
-from app.conversations.item import run_item as run_conversation_item
-from app.conversations.simulated_item import Simulator, run_simulated_item
+from app.conversations.simulated_item import Simulator
 from app.grading.grader import Grader
-from app.grading.judges.judge import outcomes_of
+from app.kinds.base import PlayContext, Played
+from app.kinds.registry import kind_named
 from app.observability import metrics
 from app.runner.breaker import Breaker
-from app.runner.budget import Held, ShardBudget, call_tokens
-from app.runner.classification import ask_label, label_fields
+from app.runner.budget import Held, ShardBudget
+from app.runner.handback import HandedBack
 from app.runner.judging import grader_for
 from app.runner.places import Place
 from app.runner.runtime import Runtime
@@ -73,25 +71,6 @@ def target_config(deps: Runtime, target: Target) -> TargetConfig:
     )
 
 
-async def converse(adapter: TargetAdapter, item: ResolvedItem) -> tuple[list[dict[str, str]], TargetReply]:
-    """Send the user's turns one by one with the target's own earlier replies; stop at the first error. A bare
-    item (empty system prompt) sends no system message at all."""
-    messages = [{"role": "system", "content": item.system_prompt}] if item.system_prompt else []
-    reply = TargetReply(text=None, latency_ms=0.0, attempts=0)
-    latency, attempts, tokens = 0.0, 0, 0
-    for turn in item.perturbation.user_turns:
-        messages.append({"role": "user", "content": turn})
-        reply = await adapter.complete(list(messages))
-        latency += reply.latency_ms
-        attempts += reply.attempts
-        tokens += call_tokens(reply.usage, messages, reply.text)
-        if not reply.ok:
-            break
-        messages.append({"role": "assistant", "content": reply.text or ""})
-    reply.latency_ms, reply.attempts, reply.tokens = latency, attempts, tokens
-    return messages, reply
-
-
 def spec_row(
     evaluation_id: str, spec: ItemSpec, messages: list[dict[str, str]], reply: TargetReply
 ) -> dict[str, Any]:
@@ -123,38 +102,6 @@ def spec_row(
         "judge_outcomes": None,
         "created_at": utcnow(),
     }
-
-
-async def item_row(
-    grader: Grader,
-    evaluation_id: str,
-    item: ResolvedItem,
-    messages: list[dict[str, str]],
-    reply: TargetReply,
-    suite: SuiteSpec | None = None,
-) -> dict[str, Any]:
-    row = spec_row(evaluation_id, item.spec, messages, reply)
-    if suite is not None and suite.kind == "classification":
-        return {**row, **label_fields(item, reply)}
-    if reply.ok and reply.text is not None:
-        replies = [m["content"] for m in messages if m["role"] == "assistant"]
-        grade = await grader.grade(item, replies)
-        row.update(
-            verdict=grade.verdict,
-            score=grade.score,
-            checks=grade.checks,
-            reasons=grade.reasons,
-            judge=grade.judge,
-            rules_score=grade.rules.score if grade.rules else None,
-            likert=grade.rules_record,
-            panel_scores=grade.panel_scores,
-            judge_outcomes=outcomes_of(grade.judge),
-        )
-    return row
-
-
-class ShardInterrupted(Exception):
-    """The process is stopping: the shard's unwritten items go back to the queue for another process."""
 
 
 class _Writer:
@@ -335,7 +282,7 @@ async def run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place 
     soon as the shard has handed out its last item, and at the latest when it returns.
 
     Raises when the database stays unreachable past db_retry_s (the queue runs the shard again, skipping what was
-    written) and `ShardInterrupted` when the process is stopping with items of the shard not yet run.
+    written) and `HandedBack` when the process is stopping with items of the shard not yet run.
     """
     try:
         return await _run_shard(deps, evaluation_id, shard, place or Place(lambda: None))
@@ -390,9 +337,9 @@ async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place
                 config,
                 grader,
                 bound,
+                suite,
                 simulator,
                 budget,
-                suite,
                 on_drained=place.give_back,
             )
     finally:
@@ -407,9 +354,7 @@ async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place
     if outcome.written < len(pending) and not (budget is not None and budget.stopped):
         left = len(pending) - outcome.written
         bound.warning("shard handed back", written=outcome.written, left=left)
-        raise ShardInterrupted(
-            f"shard {shard}: stopping with {left} items not run; they go back to the queue"
-        )
+        raise HandedBack(f"shard {shard}: stopping with {left} items not run; they go back to the queue")
     status = await _db(deps, finish_evaluation, deps, evaluation_id)
     bound.info("shard finished", items=len(pending), evaluation_status=status)
     return f"shard {shard} done ({len(pending)} items run)" + (f"; evaluation {status}" if status else "")
@@ -439,9 +384,9 @@ async def _run_items(
     config: TargetConfig,
     grader: Grader,
     bound: Any,
+    suite: SuiteSpec,
     simulator: Simulator | None = None,
     budget: ShardBudget | None = None,
-    suite: SuiteSpec | None = None,
     on_drained: Callable[[], None] = lambda: None,
 ) -> _Outcome:
     """Run the pending items with `max_concurrency` workers until done, cancelled, stopped or failed;
@@ -469,16 +414,18 @@ async def _run_items(
                 return False
         return True
 
-    def record(reply: TargetReply, simulated: bool = False) -> None:
+    def record(reply: TargetReply, simulated: bool) -> None:
         breakers[0].record(reply.error_class, reply.error)
         if simulated and len(breakers) > 1:
             breakers[1].record(*_simulator_outcome(reply))
 
+    play_ctx = PlayContext(deps.library, suite, adapter, grader, simulator)
     grading: set[asyncio.Task[None]] = set()
     # Grading runs beside the calls: a worker asks the target for its next item as soon as a reply arrives, so
     # a judge's latency (often longer than the target's) overlaps the target's instead of adding to it, and the
     # checks' CPU runs while requests are out. The slots bound replies awaiting a grade: a judge slower than
-    # the target makes workers wait, not memory grow.
+    # the target makes workers wait, not memory grow. (A conversation is graded as it is played: its grade is
+    # already there, and is written the same way.)
     grade_slots = asyncio.Semaphore(max(1, config.max_concurrency))
 
     def failed_row(spec: ItemSpec, exc: Exception) -> dict[str, Any]:
@@ -488,19 +435,18 @@ async def _run_items(
         )
         return spec_row(evaluation_id, spec, [], failed)
 
-    async def finish(
-        item: ResolvedItem, messages: list[dict[str, str]], reply: TargetReply, budgeted: bool
-    ) -> None:
+    async def finish(spec: ItemSpec, played: Played, budgeted: bool) -> None:
         try:
             await asyncio.sleep(0)  # let the workers this wave of replies woke send first; grade after
             try:
-                row = await item_row(grader, evaluation_id, item, messages, reply, suite)
+                graded = await kind_named(spec.kind).grade(play_ctx, played)
+                row = spec_row(evaluation_id, spec, played.messages, played.reply) | graded
             except Exception as exc:  # a bug of ours costs one item (recorded as our_error), not the shard
-                row = failed_row(item.spec, exc)
+                row = failed_row(spec, exc)
             if row["error_class"]:
                 bound.warning(
                     "item failed",
-                    key=item.spec.key,
+                    key=spec.key,
                     error_class=row["error_class"],
                     error=row["error"],
                     attempts=row["attempts"],
@@ -508,14 +454,6 @@ async def _run_items(
             await writer.add(row, budgeted)
         finally:
             grade_slots.release()
-
-    async def play(spec: ItemSpec) -> Any:
-        """A scripted or simulated conversation, played through to its end."""
-        if is_conversation(spec.scenario_id):
-            return await run_conversation_item(deps.library, adapter, spec, judge=grader.judge)
-        if simulator is None:
-            raise ValueError("a simulated item needs the evaluation's simulator")
-        return await run_simulated_item(deps.library, adapter, simulator, spec, judge=grader.judge)
 
     turn_cap = simulator.rules.turn_cap if simulator is not None else SIMULATED_TURN_CAP
 
@@ -549,33 +487,19 @@ async def _run_items(
                 for breaker in breakers:
                     breaker.no_item()
                 break
+            kind = kind_named(spec.kind)
             try:
-                if is_conversation(spec.scenario_id) or is_simulated(spec.scenario_id):
-                    played = await play(spec)  # played and graded whole, written only when done
-                    record(played.reply, simulated=is_simulated(spec.scenario_id))
-                    if held is not None:
-                        tokens = call_tokens(played.reply.usage, played.messages, None)
-                        await held.measure(calls=played.reply.attempts, tokens=tokens)
-                    row = spec_row(evaluation_id, spec, played.messages, played.reply) | played.graded
-                    row["judge_outcomes"] = outcomes_of(row.get("judge"))
-                    await writer.add(row, held is not None)
-                    continue
-                item = resolve(deps.library, spec)
-                if suite is not None and suite.kind == "classification":
-                    messages, reply = await ask_label(adapter, item, suite)
-                else:
-                    messages, reply = await converse(adapter, item)
-                record(reply)
+                played = await kind.play(play_ctx, spec)
+                record(played.reply, kind.uses_simulator)
             except Exception as exc:
                 if held is not None:
                     await held.keep()
                 await writer.add(failed_row(spec, exc), held is not None)
                 continue
             if held is not None:
-                tokens = reply.tokens or call_tokens(reply.usage, messages, reply.text)
-                await held.measure(calls=reply.attempts, tokens=tokens)
+                await held.measure(calls=played.reply.attempts, tokens=played.tokens)
             await grade_slots.acquire()
-            task = group.create_task(finish(item, messages, reply, held is not None))
+            task = group.create_task(finish(spec, played, held is not None))
             grading.add(task)
             task.add_done_callback(grading.discard)
 

@@ -10,10 +10,8 @@ from sqlmodel import Session
 from app.benchmark.ladders import ladders
 from app.benchmark.loader import Library
 from app.benchmark.simulated import is_simulated
-from app.documents.report import ClassificationBody, MatrixBody
 from app.scoring import metrics as m
 from app.scoring.board import slices
-from app.scoring.classification import classification_report
 from app.scoring.conversations import conversations_section, divert, headline_with_conversations
 from app.scoring.facets import Facet, StoredItem, build_facets
 from app.scoring.headline import headline_score
@@ -34,17 +32,26 @@ BOARD_SLICES = "board_slices"  # taken out of the report at the finish and store
 def build_report(
     items: Iterable[StoredItem], library: Library, *, with_slices: bool = False, suite: str | None = None
 ) -> dict[str, Any]:
-    """Returns the report's metrics; facets are lookups by id, so 5,000 items take a tenth of a second.
-    with_slices adds the per-country and per-condition board figures, for the report stored at the finish.
-    A classify suite's items are labels, not replies: its report is the classification one, with no headline
-    (so it is never ranked among reply grades) and no board slices. Each is checked against its model in
-    app/documents, the shape the API publishes: a section changed here without it fails at once."""
+    """Returns the report's metrics, as the suite's kind of item reports them (app/kinds; without a suite, the
+    replies' report). with_slices adds the per-country and per-condition board figures, for the report stored
+    at the finish. The body is checked against the kind's model in app/documents, the shape the API publishes:
+    a section changed without it fails at once."""
+    from app.kinds.registry import kind_named  # the kinds report with this module: looked up at call time
+
     spec = library.suites.get(suite or "")
-    if spec is not None and spec.kind == "classification":
-        body = {"report_version": REPORT_VERSION, "benchmark_version": library.version}
-        body.update(classification_report(items, library))
-        ClassificationBody.model_validate(body)
-        return {**body, BOARD_SLICES: {}} if with_slices else body
+    body: dict[str, Any] = {"report_version": REPORT_VERSION, "benchmark_version": library.version}
+    kind = kind_named(spec.kind if spec is not None else "matrix")
+    body.update(kind.report(items, library, with_slices=with_slices))
+    if kind.document is not None:
+        kind.document.model_validate({k: v for k, v in body.items() if k != BOARD_SLICES})
+    return body
+
+
+def reply_report(
+    items: Iterable[StoredItem], library: Library, *, with_slices: bool = False
+) -> dict[str, Any]:
+    """The metrics of graded replies and conversations; facets are lookups by id, so 5,000 items take a tenth of
+    a second."""
     conversations: list[StoredItem] = []
     facets: list[Facet] = build_facets(divert(items, conversations), library)
     simulated = [i for i in conversations if is_simulated(i.scenario_id)]
@@ -53,8 +60,6 @@ def build_report(
     n_ungraded = sum(f.verdict == "UNGRADED" for f in facets)
     n_errors = sum(f.error for f in facets)
     body = {
-        "report_version": REPORT_VERSION,
-        "benchmark_version": library.version,
         "n_items": n,
         "n_graded": sum(f.graded for f in facets),
         "n_ungraded": n_ungraded,
@@ -94,7 +99,6 @@ def build_report(
         body["simulated"] = simulated_section(simulated)
     # matrix caveats mean nothing for a run of conversations only
     body["notes"] = notes(body) if n or not (conversations or simulated) else []
-    MatrixBody.model_validate(body)
     if with_slices:
         body[BOARD_SLICES] = slices(facets, library)
     return body

@@ -14,6 +14,7 @@ from app.benchmark.loader import Library
 from app.benchmark.plan import Plan, plan_run, suite_plan
 from app.config import Settings
 from app.errors import Conflict, Invalid, NotFound
+from app.kinds.registry import kind_named
 from app.limits.admission import check_active_evaluations, check_matrix_size
 from app.net.callable_url import require_callable_url
 from app.schemas import EvaluationCreate, EvaluationPublic, Progress, RunPlan, SimulatorPublic
@@ -65,7 +66,7 @@ def _simulator_fields(
 ) -> dict[str, Any]:
     """A simulated suite's simulator: the evaluation's own (URL checked like a target's, key sealed) or the
     service default; the conversation rules are fixed here so a rerun of the evaluation plays by the same ones."""
-    simulated = library.suites[body.suite].kind == "simulated"
+    simulated = kind_named(library.suites[body.suite].kind).uses_simulator
     sim = body.simulator
     if sim is not None and not simulated:
         raise Invalid("simulator", f"simulator: suite {body.suite!r} has no simulated users")

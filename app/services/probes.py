@@ -17,6 +17,7 @@ from app.benchmark.loader import Library
 from app.config import Settings
 from app.errors import Invalid
 from app.grading.judges.judge import JudgeConfig, probe_check, probe_messages
+from app.kinds.registry import kind_named
 from app.net.client import make_client
 from app.net.ssrf import Allowlist
 from app.runner.judging import default_judges
@@ -96,7 +97,7 @@ def evaluation_endpoints(settings: Settings, library: Library, body: EvaluationC
     else:
         endpoints += [_judge_endpoint(f"judges[{i}]", c) for i, c in enumerate(default_judges(settings))]
     suite = library.suites.get(body.suite)
-    if suite is None or suite.kind != "simulated":
+    if suite is None or not kind_named(suite.kind).uses_simulator:
         return endpoints
     sim = body.simulator
     word_cap = (sim.word_cap if sim else None) or settings.simulator_word_cap

@@ -26,10 +26,11 @@ from app.lease_timing import renew_every_s
 from app.queue.database import SHARD
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
+from app.runner.handback import HandedBack
 from app.runner.places import Place
 from app.runner.reconcile import holder_id
 from app.runner.runtime import Runtime, build_runtime, freeze_startup_heap, warm_up
-from app.runner.shard import ShardInterrupted, run_shard
+from app.runner.shard import run_shard
 from app.store import jobs as job_store
 from app.store.jobs import Claimed
 from app.store.retry import db_call
@@ -113,12 +114,9 @@ class LocalWorker:
                 outcome = await run_shard(self.deps, job.subject_id, job.shard, place)
             else:
                 outcome = await run_grade_batch(self.deps, job.subject_id, job.shard)
-            if outcome != "handed back":
-                release_after = None
-            log.info(
-                "job " + ("finished" if release_after is None else "handed back"), outcome=outcome, **fields
-            )
-        except ShardInterrupted as exc:
+            release_after = None
+            log.info("job finished", outcome=outcome, **fields)
+        except HandedBack as exc:
             log.info("job handed back", reason=str(exc), **fields)
         except Exception:  # what is not written runs again: the job is claimable after a short wait
             log.exception("job failed; it will run again", **fields)

@@ -16,8 +16,9 @@ from app.observability.logging import configure_logging
 from app.queue.arq_queue import GRADE_BATCH_JOB, SHARD_JOB, ArqQueue, redis_settings
 from app.queue.base import lost_shard_grace_s
 from app.runner.grade_batch import run_grade_batch
+from app.runner.handback import HandedBack
 from app.runner.runtime import build_runtime, warm_up
-from app.runner.shard import ShardInterrupted, run_shard
+from app.runner.shard import run_shard
 from app.services.regressions import check_for_regressions
 from app.workers.lease import held
 from app.workers.worker import ShardWorker
@@ -62,7 +63,7 @@ async def run_shard_job(ctx: dict[str, Any], evaluation_id: str, shard: int) -> 
     async with held(ctx.get("redis"), ctx.get("job_id"), deps.settings.shard_lease_s):
         try:
             return await run_shard(deps, evaluation_id, shard, await deps.places.take())
-        except ShardInterrupted:
+        except HandedBack:
             raise Retry() from None  # queued again at once, its lock deleted: another worker takes it now
         except Exception as exc:
             log.error(
@@ -81,7 +82,9 @@ async def grade_batch_job(ctx: dict[str, Any], batch_id: str, shard: int) -> str
     async with held(ctx.get("redis"), ctx.get("job_id"), deps.settings.shard_lease_s):
         place = await deps.places.take()
         try:
-            outcome = await run_grade_batch(deps, batch_id, shard)
+            return await run_grade_batch(deps, batch_id, shard)
+        except HandedBack:
+            raise Retry() from None  # queued again at once, for any worker
         except Exception as exc:
             log.error(
                 "grade batch failed; queued again",
@@ -91,9 +94,6 @@ async def grade_batch_job(ctx: dict[str, Any], batch_id: str, shard: int) -> str
             raise Retry(defer=FAILED_SHARD_DEFER_S) from exc
         finally:
             place.give_back()
-    if outcome == "handed back":
-        raise Retry()
-    return outcome
 
 
 def worker_settings(settings: Settings) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from sqlmodel import Session, select
 from app.benchmark.items import suite_in_run_order
 from app.benchmark.loader import load_library
 from app.config import Settings
-from app.runner.shard import ShardInterrupted, run_shard
+from app.runner.handback import HandedBack
+from app.runner.shard import run_shard
 from app.store.models import EvaluationItem
 from bench.harness import SUITE, create_evaluation, make_deps, written
 from tests.scoring.bots import Bot, serve
@@ -53,7 +54,7 @@ async def test_a_conversation_cut_off_midway_is_played_again_from_its_first_turn
     with respx.mock(using="httpx", assert_all_called=False) as router:
         router.post(f"{BASE}/chat/completions").mock(side_effect=target)
         evaluation = create_evaluation(deps, base_url=BASE, concurrency=1)
-        with pytest.raises(ShardInterrupted):
+        with pytest.raises(HandedBack):
             await run_shard(deps, evaluation.id, 0)
         assert written(deps, evaluation.id).rows == 0  # half a conversation is never stored
         deps.stopping.clear()

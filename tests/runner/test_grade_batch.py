@@ -11,6 +11,7 @@ from sqlmodel import Session, SQLModel, select
 
 from app.config import Settings
 from app.runner.grade_batch import run_grade_batch
+from app.runner.handback import HandedBack
 from app.runner.runtime import Runtime, build_runtime
 from app.store.models import GradeBatch, GradeBatchLine
 from tests.services.conftest import add_owner, upload
@@ -81,6 +82,7 @@ async def test_a_stopping_process_hands_its_shard_back_ungraded(runtime: Runtime
     batch = await upload(runtime, add_owner(runtime.engine)[0], LINES)
     runtime.stopping.set()
 
-    assert await run_grade_batch(runtime, batch.id, 0) == "handed back"
+    with pytest.raises(HandedBack):
+        await run_grade_batch(runtime, batch.id, 0)
     assert set(_graded(runtime, batch.id).values()) == {None}
     assert _status(runtime, batch.id) == "running"  # still owed work: reconciled, not finished

@@ -13,7 +13,8 @@ import pytest
 from sqlmodel import Session, update
 
 from app.config import Settings
-from app.runner.shard import converse, finish_evaluation, run_shard
+from app.kinds.single_reply import converse
+from app.runner.shard import finish_evaluation, run_shard
 from app.scoring import report as report_module
 from app.store import evaluations as ev_store
 from app.store.models import Evaluation

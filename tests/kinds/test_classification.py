@@ -12,7 +12,7 @@ import respx
 
 from app.benchmark.items import ResolvedItem, expand_suite, resolve
 from app.benchmark.loader import Library, load_library
-from app.runner.classification import ask_label, label_fields
+from app.kinds.classification import ask_label, label_fields
 from app.targets.base import TargetAdapter, TargetConfig, TargetReply
 from app.targets.factory import make_adapter
 from app.targets.retry import RetryPolicy
