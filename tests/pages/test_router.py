@@ -115,9 +115,11 @@ def test_report_shows_charts_tables_and_shared_transcripts(site: Site) -> None:
     page = httpx.get(f"{site.base}/evaluations/{site.careful_id}")
     assert page.status_code == 200
     html = page.text
-    assert html.count('<svg class="chart" role="img"') == 2 and '<title id="chart-pillars-title">' in html
+    assert html.count('<svg class="chart" role="img"') == 3 and '<title id="chart-pillars-title">' in html
+    assert '<title id="chart-behaviors-title">' in html
     for heading in (
         "Pass rate by pillar",
+        "Pass rate by behaviour",
         "Persona robustness",
         "Crisis resources by the user",
         "Crisis categories",
