@@ -57,6 +57,7 @@ class BoardView:
     conditions: dict[str, str]
     countries: dict[str, str]
     versions: list[str]
+    suites: dict[str, str] = field(default_factory=dict)  # id → description, the suite picker's choices
     hidden: int = 0  # evaluations with no items in the chosen slice
     page: int = 1
     pages: int = 1
@@ -68,6 +69,13 @@ class BoardView:
         params = self.filters.params()
         params.update({k: str(v) for k, v in changes.items() if v is not None})
         return "/?" + urlencode(params) if params else "/"
+
+    def csv_link(self) -> str:
+        """The same board as CSV from the JSON API, which names the version parameter `benchmark_version`."""
+        params = self.filters.params()
+        if "version" in params:
+            params["benchmark_version"] = params.pop("version")
+        return "/v1/leaderboard?" + urlencode({**params, "limit": "1000", "format": "csv"})
 
 
 def board_versions(*, session: Session) -> list[str]:
@@ -107,6 +115,7 @@ def board_view(*, board: Board, library: Library, versions: list[str], page: int
         conditions={c.id: c.name for c in library.conditions.values()},
         countries={c.code: c.name for c in library.countries.values()},
         versions=sorted({*versions, library.version, board.version}),
+        suites={name: spec.description for name, spec in library.suites.items()},
         hidden=board.hidden,
         page=page,
         pages=pages,

@@ -49,15 +49,16 @@ def result_filters(
         ),
     ] = None,
 ) -> ResultFilters:
+    # An empty value is no filter: what an HTML form sends for its "all" choice.
     return ResultFilters(
-        verdict=verdict,
-        behavior=behavior,
-        scenario=scenario,
-        country=country,
-        check=check,
-        pillar=pillar,
-        condition=condition,
-        crisis_category=crisis_category,
+        verdict=verdict or None,
+        behavior=behavior or None,
+        scenario=scenario or None,
+        country=country or None,
+        check=check or None,
+        pillar=pillar or None,
+        condition=condition or None,
+        crisis_category=crisis_category or None,
     )
 
 

@@ -220,3 +220,9 @@ def test_a_share_opens_the_explorer_read_only_until_revoked_and_reads_are_audite
     for path in (f"{base}/results", f"{base}/items/{key}"):
         gone = ex.client.get(path)
         assert gone.status_code == 410 and "alpha-bot" not in gone.text
+
+
+def test_the_forms_all_choices_filter_nothing(explored: Explored) -> None:
+    fields = ("verdict", "pillar", "behavior", "scenario", "condition", "country", "crisis_category", "check")
+    page = explore(explored, f"/evaluations/{explored.evaluation_id}/results", **dict.fromkeys(fields, ""))
+    assert row_keys(page) == api_keys(explored) and len(row_keys(page)) == 9
