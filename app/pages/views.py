@@ -305,6 +305,11 @@ def _simulated_item(row: EvaluationItem, library: Library, transcripts: bool) ->
     )
 
 
+def _has_items(block: dict[str, Any] | None) -> bool:
+    """A group with items behind it: an empty group is no figure (a conversation run's matrix groups are empty)."""
+    return bool((block or {}).get("n_items", (block or {}).get("n")))
+
+
 def _name(table: dict[str, Any], ident: str | None) -> str:
     item = table.get(ident or "")
     return str(getattr(item, "name", ident or ""))
@@ -420,6 +425,7 @@ def report_view(
             href=explore_link(base, {"condition": c}) if c in library.conditions else "",
         )
         for c, block in (report.get("by_condition") or {}).items()
+        if _has_items(block)
     ]
     transcripts = owner or ev.share_transcripts
     failing, total = _failing(session, library, ev, transcripts)
@@ -434,6 +440,7 @@ def report_view(
                 href=explore_link(base, {"pillar": p}) if p in library.pillars else "",
             )
             for p, b in (report.get("by_pillar") or {}).items()
+            if _has_items(b)
         ],
         behaviors=[
             Bar(
@@ -442,6 +449,7 @@ def report_view(
                 href=explore_link(base, {"behavior": b}) if b in library.behaviors else "",
             )
             for b, block in sorted((report.get("by_behavior") or {}).items())
+            if _has_items(block)
         ],
         conditions=conditions,
         countries=[

@@ -256,3 +256,15 @@ def test_the_report_page_shows_simulated_users_and_a_marked_transcript(runs: dic
 def test_simulated_runs_rank_on_their_own_board_only(runs: dict[str, Any]) -> None:
     assert runs["board"] == []  # a conversation headline is not on the matrix's scale
     assert [e["target_name"] for e in runs["own_board"]][0] == "careful"
+
+
+def test_the_report_page_shows_the_simulated_sections_only(runs: dict[str, Any]) -> None:
+    evaluation, report, items = runs["toy"]
+    page = runs["client"].get(f"/evaluations/{evaluation['id']}")
+    assert page.status_code == 200
+    html = page.text
+    assert "Simulated users" in html and f"<dt>Conversations</dt><dd>{len(items)} ·" in html
+    for empty in ("<dt>Items</dt>", "Pass rate by pillar", "Crisis categories", "Detection by risk ladder"):
+        assert empty not in html, empty  # a matrix's sections, empty for a simulated run, are left out
+    assert f'href="/evaluations/{evaluation["id"]}/results"' in html  # every conversation, in the explorer
+    assert ("Headline" in html) == (report["headline"]["score"] is not None)
