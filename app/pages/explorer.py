@@ -79,7 +79,20 @@ class ItemView:
     transcripts: bool = False
 
 
-def _options(library: Library) -> dict[str, list[Option]]:
+# A conversation is stored under one slot for scenario, message and user (CONV-…, SIM-…): of the matrix's filters
+# only the verdict and the condition select among them, so only those are offered for such a run.
+CONVERSATION_FILTERS = ("verdict", "condition")
+
+
+def _options(library: Library, suite: str) -> dict[str, list[Option]]:
+    spec = library.suites.get(suite)
+    options = _all_options(library)
+    if spec is not None and spec.kind in ("conversations", "simulated"):
+        return {name: options[name] for name in CONVERSATION_FILTERS}
+    return options
+
+
+def _all_options(library: Library) -> dict[str, list[Option]]:
     return {
         "pillar": [Option(p.id, f"{p.id} {p.name}") for p in library.pillars.values()],
         "behavior": [Option(b.id, f"{b.id} {b.name}") for b in library.behaviors.values()],
@@ -122,7 +135,7 @@ def explorer_view(
         counts={
             verdict or "not graded yet": n for verdict, n in sorted(counts.items(), key=lambda kv: str(kv[0]))
         },
-        options=_options(library),
+        options=_options(library, ev.suite),
         transcripts=transcripts,
         first_page=cursor is None,
         limit=limit,
