@@ -39,6 +39,7 @@ class ExplorerView:
     transcripts: bool
     first_page: bool = True
     limit: int = PAGE
+    labels: dict[str, bool] = field(default_factory=dict)  # a classification item's key → its label was right
 
     @property
     def total(self) -> int:
@@ -82,6 +83,13 @@ class ItemView:
 # A conversation is stored under one slot for scenario, message and user (CONV-…, SIM-…): of the matrix's filters
 # only the verdict and the condition select among them, so only those are offered for such a run.
 CONVERSATION_FILTERS = ("verdict", "condition")
+# A classification run's items have no verdict, only a label right or wrong: filtered by what was labelled.
+CLASSIFICATION_FILTERS = ("pillar", "behavior", "scenario", "crisis_category")
+
+
+def _labelling(library: Library, suite: str) -> bool:
+    spec = library.suites.get(suite)
+    return spec is not None and spec.kind == "classification"
 
 
 def _options(library: Library, suite: str) -> dict[str, list[Option]]:
@@ -89,6 +97,8 @@ def _options(library: Library, suite: str) -> dict[str, list[Option]]:
     options = _all_options(library)
     if spec is not None and spec.kind in ("conversations", "simulated"):
         return {name: options[name] for name in CONVERSATION_FILTERS}
+    if spec is not None and spec.kind == "classification":
+        return {name: options[name] for name in CLASSIFICATION_FILTERS}
     return options
 
 
@@ -139,6 +149,11 @@ def explorer_view(
         transcripts=transcripts,
         first_page=cursor is None,
         limit=limit,
+        labels={
+            r.key: r.checks["label_correct"]
+            for r in rows
+            if isinstance((r.checks or {}).get("label_correct"), bool)
+        },
     )
 
 

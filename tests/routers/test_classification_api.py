@@ -94,3 +94,6 @@ def test_a_classification_runs_page_shows_its_labels_not_empty_grade_sections(
     assert "Crisis classification" in html
     for empty in ("Pass rate by pillar", "Crisis categories", "Failing items", "Persona robustness"):
         assert empty not in html, empty
+    explorer = client.get(f"/evaluations/{created.json()['id']}/results", params={"pillar": "P1"}).text
+    assert explorer.count(">right label</td>") == 2 and "wrong label" not in explorer  # P1: two, both right
+    assert 'id="f-verdict"' not in explorer and 'id="f-crisis_category"' in explorer
