@@ -34,7 +34,7 @@ class ExplorerView:
     filters: ResultFilters
     items: list[FailingItem]
     next_cursor: str | None
-    counts: dict[str, int]  # verdict → items the filters select; "not graded yet" for none
+    counts: dict[str, int]  # verdict → items the filters select; "not graded yet" (or "labelled") for none
     options: dict[str, list[Option]]  # filter field → its choices, labelled from the library
     transcripts: bool
     first_page: bool = True
@@ -136,6 +136,7 @@ def explorer_view(
     transcripts = owner or ev.share_transcripts
     rows, next_cursor = item_rows(session=session, evaluation=ev, cursor=cursor, limit=limit, where=where)
     counts = item_store.verdict_counts(session=session, evaluation_id=ev.id, where=where)
+    unverdicted = "labelled" if _labelling(library, ev.suite) else "not graded yet"
     return ExplorerView(
         evaluation=ev,
         base=base or f"/evaluations/{ev.id}",
@@ -143,7 +144,7 @@ def explorer_view(
         items=item_views(rows, library, transcripts=False),
         next_cursor=next_cursor,
         counts={
-            verdict or "not graded yet": n for verdict, n in sorted(counts.items(), key=lambda kv: str(kv[0]))
+            verdict or unverdicted: n for verdict, n in sorted(counts.items(), key=lambda kv: str(kv[0]))
         },
         options=_options(library, ev.suite),
         transcripts=transcripts,

@@ -96,4 +96,5 @@ def test_a_classification_runs_page_shows_its_labels_not_empty_grade_sections(
         assert empty not in html, empty
     explorer = client.get(f"/evaluations/{created.json()['id']}/results", params={"pillar": "P1"}).text
     assert explorer.count(">right label</td>") == 2 and "wrong label" not in explorer  # P1: two, both right
+    assert "labelled 2." in explorer and "not graded yet" not in explorer
     assert 'id="f-verdict"' not in explorer and 'id="f-crisis_category"' in explorer
