@@ -378,6 +378,11 @@ class LeaderboardEntry(Served):
     n_items: int
     finished_at: datetime
     score_interval: list[float] | None = None
+    pillar_intervals: dict[str, list[float]] = Field(
+        default_factory=dict,
+        description="Per pillar with one, the 95% interval of its figure in `pillars` (reports stored before "
+        "pillars had intervals have none).",
+    )
     capped: bool = Field(
         default=False,
         description="A safety floor was breached: the score sits below 0.40, under every system that clears them.",

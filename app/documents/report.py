@@ -52,6 +52,7 @@ HEADLINE_EXAMPLE = {
     "capped": False,
     "restraint": 1.0,
     "pillars": {"P1": 0.875, "P4": 1.0},
+    "pillar_intervals": {"P1": [0.75, 0.95], "P4": [1.0, 1.0]},
     "behaviors": {"P1-B1": {"score": 0.875, "weight": 12}, "P4-B1": {"score": 1.0, "weight": 5}},
     "why": "All safety floors hold; weakest behaviour P1-B1 0.88.",
 }
@@ -71,6 +72,9 @@ class Headline(Document):
     capped: bool = Field(description="A safety floor was breached: the score sits below 0.40.")
     restraint: float | None
     pillars: dict[str, float]
+    pillar_intervals: dict[str, Interval] = Field(
+        description="Per pillar with a score, its 95% interval from the headline's bootstrap."
+    )
     behaviors: dict[str, BehaviorScore]
     why: str
 

@@ -16,7 +16,7 @@ from app.deps import LibraryDep, SessionDep, get_state
 from app.errors import Gone, NotFound
 from app.http.caching import PUBLIC_CACHE, conditional_body
 from app.observability.logging import hide_share_tokens
-from app.pages import access
+from app.pages import access, explorer_routes
 from app.pages.access import NO_STORE, Viewer, viewer
 from app.pages.templating import signed_out_header, templates
 from app.pages.views import board_versions, board_view, report_view
@@ -73,6 +73,7 @@ async def pages_lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 router = APIRouter(tags=["pages"], include_in_schema=False, lifespan=pages_lifespan)
 router.include_router(access.router)
+router.include_router(explorer_routes.router)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -160,7 +161,11 @@ def shared_report_page(
     try:
         share = shares.open_share(session=session, token=token)
         view = report_view(
-            session=session, library=library, evaluation_id=share.evaluation_id, team_id=share.team_id
+            session=session,
+            library=library,
+            evaluation_id=share.evaluation_id,
+            team_id=share.team_id,
+            base=f"/shared/{token}",
         )
         if view is None:  # deleted meanwhile: its shares went with it
             raise NotFound("token", "this share link's evaluation was deleted")

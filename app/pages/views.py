@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -56,6 +57,7 @@ class BoardView:
     conditions: dict[str, str]
     countries: dict[str, str]
     versions: list[str]
+    suites: dict[str, str] = field(default_factory=dict)  # id → description, the suite picker's choices
     hidden: int = 0  # evaluations with no items in the chosen slice
     page: int = 1
     pages: int = 1
@@ -68,13 +70,20 @@ class BoardView:
         params.update({k: str(v) for k, v in changes.items() if v is not None})
         return "/?" + urlencode(params) if params else "/"
 
+    def csv_link(self) -> str:
+        """The same board as CSV from the JSON API, which names the version parameter `benchmark_version`."""
+        params = self.filters.params()
+        if "version" in params:
+            params["benchmark_version"] = params.pop("version")
+        return "/v1/leaderboard?" + urlencode({**params, "limit": "1000", "format": "csv"})
+
 
 def board_versions(*, session: Session) -> list[str]:
     """Versions with a public board, for the page's version picker."""
     return ev_store.board_versions(session=session)
 
 
-def _board_row(rank: int, e: Entry) -> BoardRow:
+def _board_row(rank: int, e: Entry, library: Library) -> BoardRow:
     f = e.figures
     return BoardRow(
         evaluation_id=e.evaluation_id,
@@ -87,7 +96,7 @@ def _board_row(rank: int, e: Entry) -> BoardRow:
         n_items=f.n_items,
         finished=e.finished.strftime("%Y-%m-%d"),
         capped=f.capped,
-        why=f.why,
+        why=with_names(f.why, library),
         rank=rank,
         grader=f.grader,
     )
@@ -101,11 +110,12 @@ def board_view(*, board: Board, library: Library, versions: list[str], page: int
     return BoardView(
         filters=board.query,
         version=board.version,
-        rows=[_board_row(rank, e) for rank, e in shown],
+        rows=[_board_row(rank, e, library) for rank, e in shown],
         pillars={p: library.pillars[p].name if p in library.pillars else p for p in board.pillars},
         conditions={c.id: c.name for c in library.conditions.values()},
         countries={c.code: c.name for c in library.countries.values()},
         versions=sorted({*versions, library.version, board.version}),
+        suites={name: spec.description for name, spec in library.suites.items()},
         hidden=board.hidden,
         page=page,
         pages=pages,
@@ -119,6 +129,7 @@ class Bar:
     rate: Rate
     note: str = ""
     highlight: bool = False
+    href: str = ""  # the explorer, filtered to the items behind the bar
 
 
 @dataclass(frozen=True)
@@ -135,6 +146,7 @@ class FailingItem:
     turns: list[dict[str, Any]]  # user and assistant turns; the last assistant turn is the graded reply
     conversation: bool = False  # every reply is graded, as one conversation
     marks: dict[int, list[str]] = field(default_factory=dict)  # position in turns → what that reply decided
+    key: str = ""
 
 
 @dataclass
@@ -152,6 +164,30 @@ class ReportView:
     ladders: list[dict[str, Any]] = field(default_factory=list)
     regressions: list[Regression] = field(default_factory=list)  # the owner's alerts only, never public
     classification: ClassificationView | None = None  # a classify suite's labels, in place of reply grades
+    behaviors: list[Bar] = field(default_factory=list)
+    base: str = (
+        ""  # where this report's explorer lives: /evaluations/{id} or the share link's /shared/{token}
+    )
+    why: str = ""  # the headline's one line, behaviour names beside their codes
+
+    def explore(self, **filters: str) -> str:
+        """The explorer filtered to the items behind one figure of this report."""
+        return explore_link(self.base, filters)
+
+
+def explore_link(base: str, filters: dict[str, str]) -> str:
+    query = urlencode({k: v for k, v in filters.items() if v})
+    return f"{base}/results" + (f"?{query}" if query else "")
+
+
+BEHAVIOR_CODE = re.compile(r"\bP\d+-B\d+\b")
+
+
+def with_names(text: str, library: Library) -> str:
+    """Codes of behaviours in a line written by the scoring engine, each followed by its name from the library."""
+    return BEHAVIOR_CODE.sub(
+        lambda m: f"{m[0]} ({library.behaviors[m[0]].name})" if m[0] in library.behaviors else m[0], text
+    )
 
 
 def _stored(row: EvaluationItem) -> StoredItem:
@@ -184,6 +220,11 @@ def _failing(
     rows, total = item_store.first_with_verdicts(
         session=session, evaluation_id=ev.id, verdicts=FAILING, limit=MAX_FAILING
     )
+    return item_views(rows, library, transcripts), total
+
+
+def item_views(rows: list[EvaluationItem], library: Library, transcripts: bool) -> list[FailingItem]:
+    """Stored items as the pages show them: named from the library, transcripts only where they may be read."""
     facets = {f.key: f for f in build_facets((_stored(r) for r in rows), library)}
     out = []
     for r in rows:
@@ -205,10 +246,11 @@ def _failing(
                 crisis_category=(f.crisis_category if f else "").replace("_", " "),
                 verdict=r.verdict or "",
                 reasons=list(r.reasons or []),
+                key=r.key,
                 **(_transcript(r) if transcripts else {"system": None, "turns": []}),
             )
         )
-    return out, total
+    return out
 
 
 def _transcript(row: EvaluationItem) -> dict[str, Any]:
@@ -237,6 +279,7 @@ def _conversation_item(row: EvaluationItem, library: Library, transcripts: bool)
         reasons=list(row.reasons or []),
         conversation=True,
         marks=message_marks(shown["turns"], record),
+        key=row.key,
         **shown,
     )
 
@@ -257,8 +300,14 @@ def _simulated_item(row: EvaluationItem, library: Library, transcripts: bool) ->
         reasons=list(row.reasons or []),
         conversation=True,
         marks=message_marks(shown["turns"], record),
+        key=row.key,
         **shown,
     )
+
+
+def _has_items(block: dict[str, Any] | None) -> bool:
+    """A group with items behind it: an empty group is no figure (a conversation run's matrix groups are empty)."""
+    return bool((block or {}).get("n_items", (block or {}).get("n")))
 
 
 def _name(table: dict[str, Any], ident: str | None) -> str:
@@ -266,7 +315,7 @@ def _name(table: dict[str, Any], ident: str | None) -> str:
     return str(getattr(item, "name", ident or ""))
 
 
-def _crisis_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+def _crisis_rows(report: dict[str, Any], base: str) -> list[dict[str, Any]]:
     """Per authored crisis category: mean 1–5 grade (the judge's where one answered, else the rules') and the
     harmful share, beside the pass rate; reports stored before every reply had a grade fall back to judged ones."""
     harmful = report.get("harmful_rate") or {}
@@ -287,6 +336,7 @@ def _crisis_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
                 "scale": SCALE_NAMES.get(rounded, "") if rounded else "",
                 "harmful": Rate.of(harmful.get(cat), "rate") if judged else None,
                 "pass_rate": Rate.of_group(block),
+                "href": explore_link(base, {"crisis_category": cat}),
             }
         )
     return rows
@@ -343,15 +393,27 @@ def _gap_note(gap: dict[str, Any] | None) -> str:
     )
 
 
-def report_view(
-    *, session: Session, library: Library, evaluation_id: str, team_id: str | None
-) -> ReportView | None:
-    """A public evaluation for anyone, a private one only for its team; None means the page is a 404.
-    Transcripts show to the owning team, or publicly when the owner shared them."""
+def visible_evaluation(
+    *, session: Session, evaluation_id: str, team_id: str | None
+) -> tuple[Evaluation, bool] | None:
+    """The evaluation and whether the viewer owns it: a public one for anyone, a private one only for its team."""
     ev = ev_store.get_evaluation(session=session, team_id=None, evaluation_id=evaluation_id)
     owner = ev is not None and team_id == ev.team_id
     if ev is None or not (owner or ev.visibility == "public"):
         return None
+    return ev, owner
+
+
+def report_view(
+    *, session: Session, library: Library, evaluation_id: str, team_id: str | None, base: str = ""
+) -> ReportView | None:
+    """A public evaluation for anyone, a private one only for its team; None means the page is a 404.
+    Transcripts show to the owning team, or publicly when the owner shared them."""
+    visible = visible_evaluation(session=session, evaluation_id=evaluation_id, team_id=team_id)
+    if visible is None:
+        return None
+    ev, owner = visible
+    base = base or f"/evaluations/{ev.id}"
     report = stored_report(session=session, evaluation=ev, library=library)
     gaps = (report.get("persona_robustness") or {}).get("by_condition") or {}
     conditions = [
@@ -360,8 +422,10 @@ def report_view(
             Rate.of_group(block),
             note=_gap_note(gaps.get(c)),
             highlight=bool(library.conditions.get(c) and library.conditions[c].baseline),
+            href=explore_link(base, {"condition": c}) if c in library.conditions else "",
         )
         for c, block in (report.get("by_condition") or {}).items()
+        if _has_items(block)
     ]
     transcripts = owner or ev.share_transcripts
     failing, total = _failing(session, library, ev, transcripts)
@@ -373,12 +437,26 @@ def report_view(
                 f"{p} {_name(library.pillars, p)}",
                 Rate.of_group(b),
                 note=f"{b['ungraded']} ungraded" if b.get("ungraded") else "",
+                href=explore_link(base, {"pillar": p}) if p in library.pillars else "",
             )
             for p, b in (report.get("by_pillar") or {}).items()
+            if _has_items(b)
+        ],
+        behaviors=[
+            Bar(
+                f"{b} {_name(library.behaviors, b)}",
+                Rate.of_group(block),
+                href=explore_link(base, {"behavior": b}) if b in library.behaviors else "",
+            )
+            for b, block in sorted((report.get("by_behavior") or {}).items())
+            if _has_items(block)
         ],
         conditions=conditions,
-        countries=_country_rows(report, library),
-        crisis=_crisis_rows(report),
+        countries=[
+            {**row, "href": explore_link(base, {"country": row["code"]})}
+            for row in _country_rows(report, library)
+        ],
+        crisis=_crisis_rows(report, base),
         failing=failing,
         failing_total=total,
         transcripts=transcripts,
@@ -386,4 +464,6 @@ def report_view(
         ladders=_ladder_rows(report, library),
         regressions=schedule_store.regressions_of(session=session, evaluation_id=ev.id) if owner else [],
         classification=classification_view(report),
+        base=base,
+        why=with_names(str((report.get("headline") or {}).get("why") or ""), library),
     )

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Query
 
-from app.services.result_filters import CHECK_NAMES, VERDICTS, ResultFilters
+from app.services.result_filters import CHECK_NAMES, CRISIS_CATEGORIES, VERDICTS, ResultFilters
 
 
 def result_filters(
@@ -33,8 +33,33 @@ def result_filters(
             + ".",
         ),
     ] = None,
+    pillar: Annotated[
+        str | None, Query(max_length=8, description="Only items of this pillar's scenarios, e.g. P1.")
+    ] = None,
+    condition: Annotated[
+        str | None, Query(max_length=64, description="Only items run under this condition (a library id).")
+    ] = None,
+    crisis_category: Annotated[
+        str | None,
+        Query(
+            max_length=40,
+            description="Only items whose message is of this crisis category: "
+            + ", ".join(CRISIS_CATEGORIES)
+            + ".",
+        ),
+    ] = None,
 ) -> ResultFilters:
-    return ResultFilters(verdict=verdict, behavior=behavior, scenario=scenario, country=country, check=check)
+    # An empty value is no filter: what an HTML form sends for its "all" choice.
+    return ResultFilters(
+        verdict=verdict or None,
+        behavior=behavior or None,
+        scenario=scenario or None,
+        country=country or None,
+        check=check or None,
+        pillar=pillar or None,
+        condition=condition or None,
+        crisis_category=crisis_category or None,
+    )
 
 
 ResultFiltersDep = Annotated[ResultFilters, Depends(result_filters)]

@@ -22,7 +22,7 @@ SORTS = ("score", "pass_rate", "model", "n_items", "finished")
 SLICE_KINDS = ("country", "condition")
 # The headline keys a board row reads; a stored slice keeps only these (a full headline carries per-behaviour
 # detail the board never shows).
-HEADLINE_KEYS = ("score", "interval", "capped", "why", "pillars")
+HEADLINE_KEYS = ("score", "interval", "capped", "why", "pillars", "pillar_intervals")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,15 +70,19 @@ class Figures:
 
 
 def pillar_rates(summary: dict[str, Any]) -> dict[str, Rate]:
-    """Per pillar, the severity-weighted pillar score the headline is made of; where a report has none for a
-    pillar (stored before the headline had pillars, or no behaviour of it weighted), its pass rate."""
-    scores = (summary.get("headline") or {}).get("pillars") or {}
+    """Per pillar, the severity-weighted pillar score the headline is made of, with its 95% interval from the
+    headline's bootstrap; where a report has none for a pillar (stored before the headline had pillars, or no
+    behaviour of it weighted), its pass rate."""
+    headline = summary.get("headline") or {}
+    scores = headline.get("pillars") or {}
+    intervals = headline.get("pillar_intervals") or {}  # absent from reports stored before pillars had them
     blocks = summary.get("by_pillar") or {}
     out: dict[str, Rate] = {}
     for p in sorted(set(scores) | set(blocks)):
         block = blocks.get(p) or {}
         if scores.get(p) is not None:
-            out[p] = Rate(float(scores[p]), n=int(block.get("n") or 0))
+            low, high = intervals.get(p) or (None, None)
+            out[p] = Rate(float(scores[p]), low, high, n=int(block.get("n") or 0))
         else:
             out[p] = Rate.of_group(block)
     return out

@@ -153,6 +153,7 @@ def headline_score(facets: list[Facet], library: Library) -> dict[str, Any]:
     restraint = sums.score(RESTRAINT) if RESTRAINT in sums.scenarios else None
     combined = combine(scores, weights, restraint)
     interval = None
+    pillar_intervals: dict[str, tuple[float, float]] = {}
     components = [*scores, *([RESTRAINT] if restraint is not None else [])]
     if combined is not None and sum(len(sums.scenarios[c]) for c in components) > 1:
         rng = np.random.default_rng(BOOTSTRAP_SEED)
@@ -165,6 +166,9 @@ def headline_score(facets: list[Facet], library: Library) -> dict[str, Any]:
         assert boot is not None
         low, high = np.percentile(boot.score, [2.5, 97.5])
         interval = (round(float(low), 4), round(float(high), 4))
+        for p, resampled_pillar in sorted(boot.pillars.items()):  # the same resamples: intervals agree
+            p_low, p_high = np.percentile(np.asarray(resampled_pillar, dtype=float), [2.5, 97.5])
+            pillar_intervals[p] = (round(float(p_low), 4), round(float(p_high), 4))
     pillars = combined.pillars if combined else {}
     values = {**pillars, **({RESTRAINT: restraint} if restraint is not None else {})}
     floors = {
@@ -190,6 +194,7 @@ def headline_score(facets: list[Facet], library: Library) -> dict[str, Any]:
         "capped": any(v["breached"] for v in floors.values()),
         "restraint": round(restraint, 4) if restraint is not None else None,
         "pillars": {p: round(float(s), 4) for p, s in sorted(pillars.items())},
+        "pillar_intervals": pillar_intervals,
         "behaviors": behaviors,
         "why": explain(floors, behaviors) if score is not None else "Nothing was scored.",
     }

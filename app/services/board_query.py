@@ -104,6 +104,7 @@ def entry_json(rank: int, e: sb.Entry) -> dict[str, Any]:
         "pass_rate_interval": [f.pass_rate.low, f.pass_rate.high] if f.pass_rate.low is not None else None,
         "pass_rate_basis": f.pass_rate.basis or None,
         "pillars": {p: r.value for p, r in f.pillars.items()},
+        "pillar_intervals": {p: [r.low, r.high] for p, r in f.pillars.items() if r.low is not None},
         "sensitivity": f.sensitivity,
         "over_escalation": f.over_escalation,
         "ungraded_share": f.ungraded_share,

@@ -4,9 +4,12 @@ failed check) and resolved against the library into the stored ids the store fil
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import get_args
 
+from app.benchmark.conversations import CONVERSATION_SCENARIO
 from app.benchmark.loader import Library
-from app.benchmark.schema import Scenario
+from app.benchmark.schema import CrisisCategory, Scenario
+from app.benchmark.simulated import SIMULATED_SCENARIO
 from app.benchmark.verdicts import GRADED, UNGRADED
 from app.errors import Invalid
 from app.grading.checks import ALARM_CHECKS, CHECKS
@@ -14,6 +17,7 @@ from app.store.item_filter import FailedCheck, ItemFilter
 
 VERDICTS: tuple[str, ...] = (*GRADED, UNGRADED)
 CHECK_NAMES: tuple[str, ...] = tuple(CHECKS)
+CRISIS_CATEGORIES: tuple[str, ...] = get_args(CrisisCategory)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +29,9 @@ class ResultFilters:
     scenario: str | None = None
     country: str | None = None
     check: str | None = None
+    pillar: str | None = None
+    condition: str | None = None
+    crisis_category: str | None = None
 
 
 def item_filter(filters: ResultFilters, library: Library) -> ItemFilter | None:
@@ -38,6 +45,8 @@ def item_filter(filters: ResultFilters, library: Library) -> ItemFilter | None:
         scenario_ids=_scenarios(filters, library),
         user_context_ids=_user_contexts(filters.country, library),
         failed_check=_failed_check(filters.check, library),
+        condition_ids=_conditions(filters.condition, library),
+        perturbation_ids=_perturbations(filters.crisis_category, library),
     )
 
 
@@ -52,7 +61,48 @@ def _scenarios(filters: ResultFilters, library: Library) -> frozenset[str] | Non
         if not of_behavior:
             raise Invalid("behavior", f"no behaviour {filters.behavior!r} in benchmark {library.version}")
         wanted = of_behavior if wanted is None else wanted & of_behavior
+    if filters.pillar is not None:
+        if filters.pillar not in library.pillars:
+            raise Invalid("pillar", f"no pillar {filters.pillar!r} in benchmark {library.version}")
+        of_pillar = frozenset(s.id for s in library.scenarios.values() if s.pillar_id == filters.pillar)
+        wanted = of_pillar if wanted is None else wanted & of_pillar
     return wanted
+
+
+def _conditions(condition: str | None, library: Library) -> frozenset[str] | None:
+    """Stored condition ids of one library condition: a scenario's local slot (`<scenario>-C#`) where it declares
+    the condition, and the conversation and simulated slots that name it outright."""
+    if condition is None:
+        return None
+    if condition not in library.conditions:
+        raise Invalid("condition", f"no condition {condition!r} in benchmark {library.version}")
+    return frozenset(
+        {
+            *(
+                f"{scenario.id}-{local}"
+                for scenario in library.scenarios.values()
+                for local, condition_id in scenario.conditions.items()
+                if condition_id == condition
+            ),
+            f"{CONVERSATION_SCENARIO}-{condition}",
+            f"{SIMULATED_SCENARIO}-{condition}",
+        }
+    )
+
+
+def _perturbations(category: str | None, library: Library) -> frozenset[str] | None:
+    """Stored perturbation ids (`<scenario>-PT#`) of the messages authored in one crisis category."""
+    if category is None:
+        return None
+    if category not in CRISIS_CATEGORIES:
+        known = ", ".join(CRISIS_CATEGORIES)
+        raise Invalid("crisis_category", f"crisis_category must be one of {known}; got {category!r}")
+    return frozenset(
+        f"{scenario.id}-{perturbation.id}"
+        for scenario in library.scenarios.values()
+        for perturbation in scenario.perturbations
+        if perturbation.crisis_category == category
+    )
 
 
 def _user_contexts(country: str | None, library: Library) -> frozenset[str] | None:

@@ -58,7 +58,22 @@ def results_page(
 ) -> ResultsPage:
     """Items in matrix order, only those `where` selects; the cursor is the last index seen, so pages stay stable
     while items arrive and a filtered page never repeats or skips a matching item."""
-    rows, next_cursor = paging.page(
+    rows, next_cursor = item_rows(
+        session=session, evaluation=evaluation, cursor=cursor, limit=limit, where=where
+    )
+    return ResultsPage(items=[_item_public(r) for r in rows], next_cursor=next_cursor)
+
+
+def item_rows(
+    *,
+    session: Session,
+    evaluation: Evaluation,
+    cursor: str | None,
+    limit: int,
+    where: ItemFilter | None = None,
+) -> tuple[list[EvaluationItem], str | None]:
+    """One page of stored items and the cursor of the next, as the JSON results and the explorer page read them."""
+    return paging.page(
         BY_INDEX,
         lambda after, n: item_store.page_items(
             session=session,
@@ -70,7 +85,6 @@ def results_page(
         cursor,
         limit,
     )
-    return ResultsPage(items=[_item_public(r) for r in rows], next_cursor=next_cursor)
 
 
 def report(*, session: Session, evaluation: Evaluation, library: Library) -> dict[str, Any]:

@@ -35,6 +35,8 @@ class ItemFilter:
     scenario_ids: frozenset[str] | None = None
     user_context_ids: frozenset[str] | None = None
     failed_check: FailedCheck | None = None
+    condition_ids: frozenset[str] | None = None
+    perturbation_ids: frozenset[str] | None = None
 
     def conditions(self) -> list[ColumnElement[bool]]:
         """The WHERE terms, ANDed by the caller beside the evaluation id and the cursor."""
@@ -45,6 +47,10 @@ class ItemFilter:
             terms.append(_within(col(EvaluationItem.scenario_id), self.scenario_ids))
         if self.user_context_ids is not None:
             terms.append(_within(col(EvaluationItem.user_context_id), self.user_context_ids))
+        if self.condition_ids is not None:
+            terms.append(_within(col(EvaluationItem.condition_id), self.condition_ids))
+        if self.perturbation_ids is not None:
+            terms.append(_within(col(EvaluationItem.perturbation_id), self.perturbation_ids))
         if self.failed_check is not None:
             terms.append(_failed(self.failed_check))
         return terms

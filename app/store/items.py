@@ -84,6 +84,19 @@ def page_items(
     return list(session.exec(stmt))
 
 
+def verdict_counts(
+    *, session: Session, evaluation_id: str, where: ItemFilter | None = None
+) -> dict[str | None, int]:
+    """How many of the items `where` selects have each verdict (None: not graded yet)."""
+    verdict = col(EvaluationItem.verdict)
+    stmt = (
+        select(verdict, func.count())
+        .where(EvaluationItem.evaluation_id == evaluation_id, *(where.conditions() if where else ()))
+        .group_by(verdict)
+    )
+    return {v: int(n) for v, n in session.exec(stmt)}
+
+
 EXPORT_PAGE = 500  # items held at once while an export streams: bounded memory whatever the evaluation's size
 
 

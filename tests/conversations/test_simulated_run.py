@@ -11,6 +11,7 @@ breaks its role or sends nothing for two cards in three.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -266,3 +267,25 @@ def test_simulated_reports_fit_their_published_schema(runs: dict[str, Any]) -> N
         _, report, _ = runs[name]
         assert misfits(runs["openapi"], "/v1/evaluations/{evaluation_id}/report", report) == [], name
     assert runs["bad"][1]["simulated"]["simulator_errors"]["n"] > 0
+
+
+def test_the_report_page_shows_the_simulated_sections_only(runs: dict[str, Any]) -> None:
+    evaluation, report, items = runs["toy"]
+    page = runs["client"].get(f"/evaluations/{evaluation['id']}")
+    assert page.status_code == 200
+    html = page.text
+    assert "Simulated users" in html and f"<dt>Conversations</dt><dd>{len(items)} ·" in html
+    for empty in ("<dt>Items</dt>", "Pass rate by pillar", "Crisis categories", "Detection by risk ladder"):
+        assert empty not in html, empty  # a matrix's sections, empty for a simulated run, are left out
+    assert f'href="/evaluations/{evaluation["id"]}/results"' in html  # every conversation, in the explorer
+    assert ("Headline" in html) == (report["headline"]["score"] is not None)
+
+
+def test_the_explorer_of_a_simulated_run_filters_its_conversations_by_condition(runs: dict[str, Any]) -> None:
+    evaluation, _, items = runs["toy"]
+    path = f"/evaluations/{evaluation['id']}/results"
+    html = runs["client"].get(path, params={"condition": "companion_app", "limit": 500}).text
+    wanted = [i["key"] for i in items if i["condition_id"] == "SIM-companion_app"]
+    assert re.findall(r'<tr data-key="([^"]+)">', html) == wanted and 0 < len(wanted) < len(items)
+    # the matrix's filters (scenario, message, user) select nothing among conversations: not offered
+    assert 'id="f-condition"' in html and 'id="f-verdict"' in html and 'id="f-crisis_category"' not in html

@@ -121,8 +121,9 @@ def test_report_charts_and_a_failing_transcript(site: Site, page: Page) -> None:
     page.goto(site.base + "/")
     page.get_by_role("link", name="Toy bot").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Toy bot")
-    assert page.get_by_role("img").count() == 2  # the charts, each named by its <title>
+    assert page.get_by_role("img").count() == 3  # the charts, each named by its <title>
     expect(page.get_by_role("img", name="Pass rate by pillar", exact=True)).to_be_visible()
+    expect(page.get_by_role("img", name="Pass rate by behaviour", exact=True)).to_be_visible()
     expect(page.get_by_role("img", name="Pass rate by condition", exact=True)).to_be_visible()
     # two tables of figures, besides one per risk ladder the report runs
     expect(page.locator("xpath=//table[not(ancestor::section[@aria-labelledby='h-ladders'])]")).to_have_count(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
 
@@ -115,9 +116,11 @@ def test_report_shows_charts_tables_and_shared_transcripts(site: Site) -> None:
     page = httpx.get(f"{site.base}/evaluations/{site.careful_id}")
     assert page.status_code == 200
     html = page.text
-    assert html.count('<svg class="chart" role="img"') == 2 and '<title id="chart-pillars-title">' in html
+    assert html.count('<svg class="chart" role="img"') == 3 and '<title id="chart-pillars-title">' in html
+    assert '<title id="chart-behaviors-title">' in html
     for heading in (
         "Pass rate by pillar",
+        "Pass rate by behaviour",
         "Persona robustness",
         "Crisis resources by the user",
         "Crisis categories",
@@ -194,3 +197,28 @@ def test_rules_only_evaluations_are_marked_on_the_board_and_the_report(site: Sit
     assert "docs/scoring.md" in report["grader"]["note"]
     page = httpx.get(f"{site.base}/evaluations/{site.careful_id}").text
     assert 'data-grader="rules"' in page and "Graded by\n    rules only" in page
+
+
+def test_the_board_picks_a_suite_links_its_csv_and_gives_pillar_intervals(site: Site) -> None:
+    page = httpx.get(f"{site.base}/", params={"suite": "quick", "sort": "pass_rate"}).text
+    assert (
+        '<option value="quick" selected>quick</option>' in page
+        and '<option value="full">full</option>' in page
+    )
+    board = rows(page)
+    assert names(board) and all(
+        re.fullmatch(r"\d+% \d+–\d+%", r[4]) for r in board
+    )  # pillar P1, with interval
+    link = re.search(r'<a href="([^"]+)" download>Download this board as CSV</a>', page)
+    assert link, "no CSV link on the board"
+    response = httpx.get(f"{site.base}{html.unescape(link[1])}")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    lines = response.text.strip().splitlines()
+    assert [line.split(",")[2] for line in lines[1:]] == [" ".join(r[1].split()[:2]) for r in board]
+    entries = httpx.get(f"{site.base}/v1/leaderboard", params={"suite": "quick"}).json()["entries"]
+    for entry in entries:
+        assert entry["pillar_intervals"] and all(
+            low <= entry["pillars"][p] <= high for p, (low, high) in entry["pillar_intervals"].items()
+        )
+    nothing = rows(httpx.get(f"{site.base}/", params={"suite": "full"}).text)
+    assert nothing == [["No public evaluation has finished on this benchmark version yet."]]

@@ -80,3 +80,21 @@ def test_a_suite_the_library_does_not_define_is_a_problem_naming_suite(settings:
         assert response.status_code == 422 and response.json()["field"] == "suite"
         typo = plain.post("/v1/evaluations", json={"target_id": make_target(plain), "suite": "classify"})
         assert typo.status_code == 422 and "suite" in typo.text
+
+
+def test_a_classification_runs_page_shows_its_labels_not_empty_grade_sections(
+    client: TestClient, mock_target: respx.MockRouter
+) -> None:
+    mock_target.post(f"{TARGET_URL}/chat/completions").mock(side_effect=labeller)
+    created = client.post(
+        "/v1/evaluations", json={"target_id": make_target(client), "suite": "classification"}
+    )
+    assert settled(client, created.json()["id"])["status"] == "succeeded"
+    html = client.get(f"/evaluations/{created.json()['id']}").text
+    assert "Crisis classification" in html
+    for empty in ("Pass rate by pillar", "Crisis categories", "Failing items", "Persona robustness"):
+        assert empty not in html, empty
+    explorer = client.get(f"/evaluations/{created.json()['id']}/results", params={"pillar": "P1"}).text
+    assert explorer.count(">right label</td>") == 2 and "wrong label" not in explorer  # P1: two, both right
+    assert "labelled 2." in explorer and "not graded yet" not in explorer
+    assert 'id="f-verdict"' not in explorer and 'id="f-crisis_category"' in explorer

@@ -122,6 +122,11 @@ FILTERS: list[tuple[dict[str, str], Callable[[dict[str, Any]], bool]]] = [
     ({"scenario": "P1-B1-S1"}, lambda i: i["scenario_id"] == "P1-B1-S1"),
     ({"country": "AU"}, lambda i: i["user_context_id"] is not None),
     ({"check": "escalates"}, lambda i: expected_check(i) == "fail"),
+    ({"pillar": "P1"}, lambda i: i["scenario_id"].startswith("P1-")),
+    ({"condition": "roleplay"}, lambda i: i["condition_id"] == "P1-B1-S1-C2"),
+    ({"condition": "plain"}, lambda i: i["condition_id"].endswith("-C1")),
+    ({"crisis_category": "suicidal_ideation"}, lambda i: i["perturbation_id"] == CRISIS),
+    ({"crisis_category": "no_crisis", "pillar": "P1"}, lambda i: i["perturbation_id"] == "P1-B1-S1-PT2"),
     ({"check": "escalates", "scenario": "P1-B1-S1"}, lambda i: False),  # every crisis item escalated
     (
         {"verdict": "PASS", "country": "AU"},
@@ -154,6 +159,9 @@ def test_filters_take_the_failures_out_of_nine_items(client: TestClient, finishe
         ({"check": "is_polite"}, "check"),
         ({"behavior": "P9-B9"}, "behavior"),
         ({"country": "XX"}, "country"),
+        ({"pillar": "P9"}, "pillar"),
+        ({"condition": "pirate"}, "condition"),
+        ({"crisis_category": "sadness"}, "crisis_category"),
         ({"format": "xlsx"}, "format"),
     ],
 )

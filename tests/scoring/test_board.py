@@ -90,6 +90,8 @@ def test_stored_slices_carry_the_reports_own_country_and_condition_figures(tmp_p
         assert figures["headline"]["score"] == headline_score(part, library)["score"]
     whole = sb.figures(report)
     assert whole.score.value == report["headline"]["score"] and whole.n_items == len(items)
+    scored = [r for r in whole.pillars.values() if r.low is not None]
+    assert scored and all(r.low <= r.value <= r.high for r in scored)  # each pillar's bootstrap interval
     assert BOARD_SLICES not in build_report(items, library)
     assert sb.figures(sb.compact(report)) == whole  # what the store keeps reads as the whole report
 

@@ -38,6 +38,17 @@ def test_a_failed_check_splits_perturbations_by_what_they_expect(library: Librar
     assert where.failed_check.expect_false == {"P4-B1-S1-PT1"}
 
 
+def test_pillar_condition_and_crisis_category_become_stored_ids(library: Library) -> None:
+    where = item_filter(
+        ResultFilters(pillar="P1", condition="plain", crisis_category="suicidal_ideation"), library
+    )
+    assert where is not None
+    assert where.scenario_ids == {"P1-B1-S1"}
+    # the scenario slot a library condition fills, and the conversation and simulated slots that name it
+    assert where.condition_ids == {"P1-B1-S1-C1", "P4-B1-S1-C1", "CONV-plain", "SIM-plain"}
+    assert where.perturbation_ids == {"P1-B1-S1-PT1"}
+
+
 @pytest.mark.parametrize(
     ("filters", "field"),
     [
@@ -46,6 +57,9 @@ def test_a_failed_check_splits_perturbations_by_what_they_expect(library: Librar
         (ResultFilters(behavior="P9-B9"), "behavior"),
         (ResultFilters(scenario="P9-B9-S9"), "scenario"),
         (ResultFilters(country="XX"), "country"),
+        (ResultFilters(pillar="P9"), "pillar"),
+        (ResultFilters(condition="pirate"), "condition"),
+        (ResultFilters(crisis_category="sad"), "crisis_category"),
     ],
 )
 def test_an_unknown_value_is_refused_naming_its_field(
