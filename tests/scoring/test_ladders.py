@@ -8,8 +8,9 @@ from typing import Any
 
 from app.benchmark.loader import load_library
 from app.pages.router import templates
-from app.pages.views import ReportView, _ladder_rows
+from app.pages.views import Bar, ReportView, _ladder_rows
 from app.scoring import metrics as m
+from app.scoring.board import Rate
 from app.scoring.facets import Facet
 from app.scoring.headline import headline_score
 from app.scoring.intervals import wilson
@@ -150,6 +151,8 @@ def test_the_report_page_shows_each_ladder_as_a_table() -> None:
     assert "Detection by risk ladder" in page and "michel; detects from risk level 9" in page
     assert "0 michel-low 10 20%" in page and "9 michel-high 10 90%" in page
     empty = text(
-        templates.get_template("report.html").render(request=request(), view=replace(view, ladders=[]))
-    )
+        templates.get_template("report.html").render(
+            request=request(), view=replace(view, ladders=[], pillars=[Bar("P1", Rate(0.5, n=2))])
+        )
+    )  # a report of replies (it has pillars) from a suite that runs no ladder says so
     assert "No ladder items in this report" in empty
