@@ -11,19 +11,18 @@ import pytest
 
 from app.config import Settings
 from app.main import create_app
+from tests.chromium import chromium, skip_without_chromium
 from tests.webhooks.live_server import serving
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-CHROMIUM = "/usr/bin/chromium"
 HOST = (
     "helmbench.test"  # not a loopback name: Swagger UI would then reach out for its validator badge, if let
 )
 
-if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (make test installs it)", allow_module_level=True)
+skip_without_chromium()
 
-from playwright.sync_api import Page, Route, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, Route  # noqa: E402
 
 
 @pytest.fixture
@@ -37,21 +36,9 @@ def offline(tmp_path: Path, site: str) -> Iterator[tuple[Page, str, list[str]]]:
     """A page whose only reachable host is the service (as HOST); every other request is refused and recorded."""
     port = urlsplit(site).port
     outside: list[str] = []
-    with sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-                # no name resolves but the service's: a CDN could not be reached even if asked
-                f"--host-resolver-rules=MAP {HOST} 127.0.0.1, MAP * ~NOTFOUND",
-            ],
-        )
+    # no name resolves but the service's: a CDN could not be reached even if asked
+    rules = f"--host-resolver-rules=MAP {HOST} 127.0.0.1, MAP * ~NOTFOUND"
+    with chromium(tmp_path / "profile", args=[rules]) as context:
 
         def guard(route: Route) -> None:
             if urlsplit(route.request.url).hostname == HOST:
@@ -61,10 +48,7 @@ def offline(tmp_path: Path, site: str) -> Iterator[tuple[Page, str, list[str]]]:
                 route.abort()
 
         context.route("**/*", guard)
-        try:
-            yield context.new_page(), f"http://{HOST}:{port}", outside
-        finally:
-            context.close()
+        yield context.new_page(), f"http://{HOST}:{port}", outside
 
 
 def operations(site: str) -> list[tuple[str, str]]:

@@ -4,7 +4,7 @@ share link signed out; an expired and a revoked link refused; team B's browser r
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -21,43 +21,20 @@ from app.main import create_app
 from app.store.db import make_engine
 from app.store.models import ShareLink, utcnow
 from bench.ports import free_port
+from tests.chromium import chromium, skip_without_chromium
 from tests.pages.conftest import serving_in_thread
 from tests.pages.teams import Team, two_teams
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+skip_without_chromium()
 
-if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (make test installs it)", allow_module_level=True)
-
-from playwright.sync_api import BrowserContext, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import BrowserContext, Page, expect  # noqa: E402
 
 
-@contextmanager
-def browser(tmp_path: Path) -> Iterator[BrowserContext]:
+def browser(tmp_path: Path) -> AbstractContextManager[BrowserContext]:
     """Chromium from the system package on a fresh profile; never a downloaded browser."""
-    with sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900},
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+    return chromium(tmp_path / "profile")
 
 
 @dataclass(frozen=True)

@@ -8,51 +8,28 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
+from tests.chromium import chromium, skip_without_chromium
 from tests.pages.conftest import OUTPUT, Site
 
 # The session fixture starts servers and runs two evaluations: slow on a busy machine.
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 README_SHOTS = ("leaderboard", "report")
 
-if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (make test installs it)", allow_module_level=True)
+skip_without_chromium()
 
-from playwright.sync_api import BrowserContext, Locator, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import BrowserContext, Locator, Page, expect  # noqa: E402
 
 
-@contextmanager
-def browser(tmp_path: Path, javascript: bool) -> Iterator[BrowserContext]:
+def browser(tmp_path: Path, javascript: bool) -> AbstractContextManager[BrowserContext]:
     """Chromium from the system package on a fresh profile; never a downloaded browser."""
-    with sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900},
-            java_script_enabled=javascript,
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+    return chromium(tmp_path / "profile", java_script_enabled=javascript)
 
 
 @pytest.fixture

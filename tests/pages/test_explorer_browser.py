@@ -14,8 +14,9 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from bench.ports import free_port
+from tests.chromium import skip_without_chromium
 from tests.pages.conftest import serving_in_thread
-from tests.pages.test_access_browser import CHROMIUM, browser
+from tests.pages.test_access_browser import browser
 from tests.pages.test_explorer import alarmed_bot
 from tests.routers.conftest import TARGET_URL
 from tests.security.conftest import make_team
@@ -23,8 +24,7 @@ from tests.waits import settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (make test installs it)", allow_module_level=True)
+skip_without_chromium()
 
 from playwright.sync_api import Page, expect  # noqa: E402
 
