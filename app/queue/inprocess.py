@@ -17,9 +17,9 @@ from app.queue.fair import head_rank, ranks
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
 from app.runner.handback import HandedBack
-from app.runner.places import Place
 from app.runner.runtime import Runtime
 from app.runner.shard import run_shard
+from app.runner.shard_places import Place
 
 log = structlog.get_logger("helmbench.queue")
 

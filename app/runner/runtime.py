@@ -15,9 +15,9 @@ from sqlalchemy import Engine
 from app.benchmark.loader import Library, load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
-from app.runner.places import ShardPlaces
+from app.runner.reports_in_progress import SettlingNow
 from app.runner.sessions import TargetSessions
-from app.runner.settling import SettlingNow
+from app.runner.shard_places import ShardPlaces
 from app.runner.specs import SuiteSpecs
 from app.security.secrets import SecretBox, secret_box_for
 from app.store.db import make_engine

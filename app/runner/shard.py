@@ -25,8 +25,8 @@ from app.runner.breaker import Breaker
 from app.runner.budget import Held, ShardBudget
 from app.runner.handback import HandedBack
 from app.runner.judging import grader_for
-from app.runner.places import Place
 from app.runner.runtime import Runtime
+from app.runner.shard_places import Place
 from app.runner.simulator import open_simulator, simulator_setup
 from app.store import evaluations as ev_store
 from app.store import items as item_store
@@ -220,7 +220,8 @@ def finish_evaluation(deps: Runtime, evaluation_id: str, budget_lost: bool = Fal
     The report is built before the settling transaction, from items that no longer change: on SQLite a
     transaction that writes holds the one write lock, and building a full suite's report takes seconds, in which
     every API write and every other shard's items would wait (and past the busy timeout, fail). A second thread
-    of this process finding the same evaluation being settled leaves it to the first (app/runner/settling.py).
+    of this process finding the same evaluation being settled leaves it to the first
+    (app/runner/reports_in_progress.py).
     """
     with deps.settling.claim(evaluation_id) as mine:
         return _settle(deps, evaluation_id, budget_lost) if mine else None
@@ -278,7 +279,7 @@ def _fail(deps: Runtime, evaluation_id: str, error: str) -> None:
 async def run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place | None = None) -> str:
     """The one job function: re-entrant, keyed by item, safe to run twice. Returns what happened.
 
-    `place`: the shard's place among those of its process taking items (app/runner/places.py), given back as
+    `place`: the shard's place among those of its process taking items (app/runner/shard_places.py), given back as
     soon as the shard has handed out its last item, and at the latest when it returns.
 
     Raises when the database stays unreachable past db_retry_s (the queue runs the shard again, skipping what was

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from app.runner.places import ShardPlaces
+from app.runner.shard_places import ShardPlaces
 
 
 async def test_a_full_set_of_places_makes_the_next_shard_wait_until_one_is_given_back() -> None:
