@@ -5,29 +5,43 @@ update no longer stops a second finisher early: every shard that finds the items
 report (seconds of CPU for a full suite) only to lose the update. A process's shards often end together (they
 share the target's slots), so a finisher that sees another thread of its process settling the same evaluation
 leaves it to that one. Across processes the guarded update still decides; a second build there is rare.
+
+Leaving it must not lose the settle: the thread at it may have looked before this finisher's last items were
+written and found the run not ready. So a finisher that leaves asks it to look again, and it does before it lets
+go of the evaluation.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class SettlingNow:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._ids: set[str] = set()
+        self._again: set[str] = set()  # settling now, and a finisher came meanwhile: look once more
 
-    @contextmanager
-    def claim(self, evaluation_id: str) -> Iterator[bool]:
-        """True inside if this thread settles the evaluation; False if another thread of the process already is."""
+    def settle(self, evaluation_id: str, attempt: Callable[[], T | None]) -> T | None:
+        """Runs `attempt` (None: not ready) unless another thread of the process is at it, in which case that
+        thread runs it once more after its own try; returns what this thread's tries gave."""
         with self._lock:
-            mine = evaluation_id not in self._ids
+            if evaluation_id in self._ids:
+                self._again.add(evaluation_id)
+                return None
             self._ids.add(evaluation_id)
         try:
-            yield mine
-        finally:
-            if mine:
+            while True:
+                result = attempt()
                 with self._lock:
-                    self._ids.discard(evaluation_id)
+                    if result is not None or evaluation_id not in self._again:
+                        return result
+                    self._again.discard(evaluation_id)
+        finally:
+            with self._lock:
+                self._ids.discard(evaluation_id)
+                self._again.discard(evaluation_id)

@@ -220,11 +220,10 @@ def finish_evaluation(deps: Runtime, evaluation_id: str, budget_lost: bool = Fal
     The report is built before the settling transaction, from items that no longer change: on SQLite a
     transaction that writes holds the one write lock, and building a full suite's report takes seconds, in which
     every API write and every other shard's items would wait (and past the busy timeout, fail). A second thread
-    of this process finding the same evaluation being settled leaves it to the first
+    of this process finding the same evaluation being settled leaves it to the first, which looks once more
     (app/runner/reports_in_progress.py).
     """
-    with deps.settling.claim(evaluation_id) as mine:
-        return _settle(deps, evaluation_id, budget_lost) if mine else None
+    return deps.settling.settle(evaluation_id, lambda: _settle(deps, evaluation_id, budget_lost))
 
 
 def _settle(deps: Runtime, evaluation_id: str, budget_lost: bool) -> str | None:

