@@ -25,7 +25,7 @@ from app.runner.breaker import Breaker
 from app.runner.budget import Held, ShardBudget
 from app.runner.handback import HandedBack
 from app.runner.judging import grader_for
-from app.runner.runtime import Runtime
+from app.runner.runtime import CANCEL_POLL_SECONDS, Runtime
 from app.runner.shard_places import Place
 from app.runner.simulator import open_simulator, simulator_setup
 from app.store import evaluations as ev_store
@@ -37,7 +37,6 @@ from app.targets.base import TargetAdapter, TargetConfig, TargetReply
 
 FLUSH_EVERY = 128
 FLUSH_SECONDS = 0.5
-CANCEL_POLL_SECONDS = 0.5
 T = TypeVar("T")
 
 log = structlog.get_logger("helmbench.runner")
@@ -577,7 +576,9 @@ async def _watch(
                     task.cancel()
                 return "stop"
         try:
-            cancelled = await asyncio.to_thread(_cancelled, deps, evaluation_id)
+            cancelled = await deps.cancel_polls.cancelled(
+                evaluation_id, functools.partial(_cancelled, deps, evaluation_id)
+            )
         except Exception as exc:
             if not is_transient(exc):
                 raise
