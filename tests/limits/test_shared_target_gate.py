@@ -343,7 +343,7 @@ async def test_slots_freed_together_go_back_to_redis_in_one_command(connect: Con
 
     limits.release = counted  # type: ignore[method-assign]
     gate = SharedTargetGate(limits, "t1", 8, lease_s=10)
-    gate._reuse_s = 0  # every slot goes back to Redis as its attempt ends
+    gate._reuse_s = 0.05  # every slot goes back to Redis as its attempt ends, the attempts being longer
     entered = asyncio.Event()
     done = asyncio.Event()
 
@@ -357,6 +357,7 @@ async def test_slots_freed_together_go_back_to_redis_in_one_command(connect: Con
     await asyncio.wait_for(entered.wait(), 5)
     slots = limits.keys("t1").slots
     assert await limits.redis.zcard(slots) == 8
+    await asyncio.sleep(0.1)
     done.set()
     await asyncio.gather(*attempts)
     await eventually_async(lambda: limits.redis.zcard(slots), lambda n: n == 0, what="every slot released")
