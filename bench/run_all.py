@@ -147,6 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--skip-grading", action="store_true")
     p.add_argument("--skip-board", action="store_true")
     p.add_argument("--skip-simulated", action="store_true")
+    p.add_argument("--skip-fairness", action="store_true", help="leave out a quick run behind another team's")
     p.add_argument("--skip-api", action="store_true", help="leave out the real full suite through the API")
     p.add_argument(
         "--skip-scale-out",
@@ -332,7 +333,25 @@ def main(argv: list[str] | None = None) -> None:
             f"peak RSS {s['peak_rss_mb']:.0f} MB, "
             f"every conversation written once: {_verdict(s['rows'] == s['distinct_keys'] == s['conversations'])}"
         )
+    if not args.skip_fairness:
+        for line in _fairness_lines(_run("bench.fairness", "--repeats", "2" if args.quick else "10")):
+            print(line, flush=True)
     print(f"load average at the end {os.getloadavg()[0]:.1f}", flush=True)
+
+
+def _fairness_lines(r: dict[str, Any]) -> list[str]:
+    """A quick run behind another team's big one: its time against its time alone, and the big run's pace."""
+    if "failed" in r:
+        return [f"  fairness: {r['failed']}"]
+    return [
+        f"  quick run ({r['quick_items']} items) behind another team's full-suite run ({r['big_items']:,} items): "
+        f"{r['quick_behind_big_s']:.1f} s vs {r['quick_alone_s']:.1f} s alone = {r['quick_behind_vs_alone']:.2f}x "
+        f"<= 2x: {_verdict(r['quick_behind_vs_alone'] <= 2)}",
+        f"  the big run meanwhile at {100 * r['big_pace_kept']:.0f}% of its pace before "
+        f"({r['big_calls_per_s_during']:.0f} vs {r['big_calls_per_s_before']:.0f} calls/s): "
+        f"{r['big_run_slower_pct']:.2f}% longer over its whole run < 10%: "
+        f"{_verdict(r['big_run_slower_pct'] < 10)} (load average {r['load_after'][0]:.1f})",
+    ]
 
 
 if __name__ == "__main__":
