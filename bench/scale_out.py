@@ -132,7 +132,7 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
     first: dict[int, float] = {}
     lines = [
         "| C | workers | calls/s | of ideal | speed-up | CPU ms/call workers | API | PostgreSQL | Redis "
-        "| peak in flight | stored = total | load |",
+        "| peak in flight (at most) | stored = total | load |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in sorted(runs, key=lambda r: (r["concurrency"], r["workers"])):
