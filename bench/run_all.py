@@ -135,14 +135,14 @@ WORKER_CPU_GOAL_MS = 0.8  # a worker's CPU per target call on the real full suit
 
 
 def _worker_cpu_targets(scale: dict[str, Any]) -> list[str]:
-    """The verdict on the workers' CPU per call, one line per worker count (read from /proc: CPU, not wall
-    time, so a loaded machine moves it less; the neighbours' load still shows, so it is printed beside it)."""
+    """The verdict on the workers' CPU per call, one line per run of bench/scale_out.py (read from /proc: CPU,
+    not wall time, so a loaded machine moves it less; the neighbours' load still shows, so it is printed)."""
     out = []
-    for key, r in scale.items():
-        if isinstance(r, dict) and r.get("workers_cpu_ms_per_call") is not None:
-            ms = r["workers_cpu_ms_per_call"]
+    for r in scale.get("runs", []):
+        ms = r.get("workers_cpu_ms_per_call")
+        if ms is not None:
             out.append(
-                f"  worker CPU per call <= {WORKER_CPU_GOAL_MS} ms ({key.split(', ')[-1]}, C={r['concurrency']}, "
+                f"  worker CPU per call <= {WORKER_CPU_GOAL_MS} ms ({r['workers']} worker(s), C={r['concurrency']}, "
                 f"load {r['load'][0]:.1f}): {ms:.2f} ms  {_verdict(ms <= WORKER_CPU_GOAL_MS)}"
             )
     return out
