@@ -13,6 +13,17 @@ import re
 from collections import Counter
 from pathlib import Path
 
+# Top frames of a thread that waits, not works: a thread pool's idle threads, psycopg waiting for the server, the
+# event loop in select (uvloop's C code under arq's run); py-spy does not always see these threads as idle.
+WAITING = frozenset(
+    {
+        "concurrent/futures/thread.py:_worker",
+        "psycopg/connection.py:Connection.wait",
+        "arq/worker.py:Worker.run",
+        "threading.py:Condition.wait",
+        "threading.py:Event.wait",
+    }
+)
 FRAME = re.compile(r"^(?P<func>.*?) \((?P<file>[^()]*?)(?::\d+)?\)$")
 
 
@@ -31,7 +42,7 @@ def frame_name(frame: str) -> str:
     return f"{path}:{match['func']}"
 
 
-def tally(lines: list[str]) -> tuple[Counter[str], Counter[str], int]:
+def tally(lines: list[str], keep_waiting: bool = False) -> tuple[Counter[str], Counter[str], int]:
     inclusive: Counter[str] = Counter()
     exclusive: Counter[str] = Counter()
     total = 0
@@ -45,11 +56,12 @@ def tally(lines: list[str]) -> tuple[Counter[str], Counter[str], int]:
             frames = frames[1:]
         if frames and frames[0].startswith("thread "):
             frames = frames[1:]
+        if not frames or (not keep_waiting and frames[-1] in WAITING):
+            continue
         total += n
         for name in set(frames):
             inclusive[name] += n
-        if frames:
-            exclusive[frames[-1]] += n
+        exclusive[frames[-1]] += n
     return inclusive, exclusive, total
 
 
@@ -58,9 +70,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("stacks", type=Path)
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--match", default="", help="inclusive rows only for frames whose name contains this")
+    parser.add_argument("--keep-waiting", action="store_true", help="count samples of waiting threads too")
     args = parser.parse_args(argv)
-    inclusive, exclusive, total = tally(args.stacks.read_text().splitlines())
-    print(f"{total} samples")
+    inclusive, exclusive, total = tally(args.stacks.read_text().splitlines(), args.keep_waiting)
+    print(f"{total} samples{'' if args.keep_waiting else ' (threads that wait left out)'}")
     print("inclusive (on the stack):")
     shown = [(k, v) for k, v in inclusive.most_common() if args.match in k][: args.top]
     for name, n in shown:
