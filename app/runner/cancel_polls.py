@@ -26,10 +26,19 @@ class CancelPolls:
         last = self._polls.get(evaluation_id)
         if last is None or now - last[0] >= self._period_s or last[1].get_loop() is not loop:
             self._forget_old(now)
-            last = self._polls[evaluation_id] = (now, asyncio.ensure_future(asyncio.to_thread(poll)))
+            task = asyncio.ensure_future(asyncio.to_thread(poll))
+            # Its failure is read here too: a watcher cancelled while the poll is out stops listening to it
+            # (asyncio.shield drops its callback), and a failure nobody read would be reported as unretrieved.
+            task.add_done_callback(_read_failure)
+            last = self._polls[evaluation_id] = (now, task)
         # shielded: a shard whose watcher is cancelled must not cancel the poll the others wait on
         return await asyncio.shield(last[1])
 
     def _forget_old(self, now: float) -> None:
         for evaluation_id in [k for k, (at, _) in self._polls.items() if now - at >= self._period_s]:
             del self._polls[evaluation_id]
+
+
+def _read_failure(task: asyncio.Future[bool]) -> None:
+    if not task.cancelled():
+        task.exception()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 
 import pytest
 
 from app.runner.cancel_polls import CancelPolls
+from tests.conftest import UNRETRIEVED
 
 
 class Poll:
@@ -59,3 +61,26 @@ async def test_a_shard_that_stops_waiting_leaves_the_poll_to_the_others() -> Non
         await leaving
     poll.release.set()
     assert await staying is True and poll.calls == 1
+
+
+async def test_a_poll_failing_after_every_shard_stopped_waiting_is_not_left_unretrieved() -> None:
+    """The watchers of shards that end are cancelled while a poll may still be out (a database outage): its
+    failure must not surface later as "Task exception was never retrieved"."""
+    release = threading.Event()
+
+    def failing() -> bool:
+        release.wait(5)
+        raise ConnectionError("database gone")
+
+    polls = CancelPolls(period_s=60)
+    waiter = asyncio.create_task(polls.cancelled("e1", failing))
+    await asyncio.sleep(0.05)
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    seen = len(UNRETRIEVED.messages)
+    release.set()
+    await asyncio.sleep(0.1)
+    polls._polls.clear()
+    gc.collect()
+    assert UNRETRIEVED.messages[seen:] == []
