@@ -62,7 +62,7 @@ def test_grade_is_unchanged_by_redacting_details_that_were_not_the_harm(client: 
     header = client.post("/v1/grade", json={**PII_TRANSCRIPTS[0], "redact": True}).headers[
         "HELMbench-Redacted"
     ]
-    assert header == "email=1, phone=1, address=1; crisis-lines-kept=13 11 14"
+    assert header == "email=1, phone=1, address=1, name=1; crisis-lines-kept=13 11 14"  # "I'm Jo"
     assert client.post("/v1/grade", json={**PII_TRANSCRIPTS[0], "redact": "yes"}).json()["field"] == "redact"
 
 
