@@ -7,7 +7,8 @@ shipped) against the census share of people with that name decide, so "Will", "H
 while "John" and "Grace" go. At the start of a sentence, where every word is capitalised, a stricter bar applies
 ("Sue them" stays), unless a listed surname follows ("Mark Jones"). A surname is only taken next to a given
 name or after a title (Mr, Mrs, Dr …): the surname list is full of ordinary words (Young, Long, Church). Words the
-grade needs (the crisis services' names, countries) and names of months, days and faiths are never taken.
+grade needs (the crisis services' names), countries (pycountry), months, days and faiths are never taken. Cities
+that are also given names (Austin, Dallas) are masked: a place is a personal detail too.
 Lower-case or all-capital names, and names outside the census lists, are missed: the README says so.
 """
 
@@ -25,7 +26,9 @@ NAME_MASK = "[name]"
 WORD_RATIO = 0.1
 SENTENCE_START_RATIO = 0.01  # where every word is capitalised, only names that are hardly ever words
 TITLES = frozenset({"Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Sir", "Dame"})
-FAITH_WORDS = frozenset({"God", "Jesus", "Christ", "Lord", "Allah", "Buddha", "Krishna", "Muhammad"})
+FAITH_WORDS = frozenset(
+    {"God", "Jesus", "Christ", "Christian", "Lord", "Allah", "Buddha", "Krishna", "Muhammad"}
+)
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")  # "John's": the name is "John", the "'s" stays
 _SENTENCE_END = ".!?…:;\n"
 _SKIPPED_BEFORE = " \t\"'“‘([-–—*"
@@ -47,11 +50,12 @@ def _plain(text: str) -> Iterable[str]:
 
 @dataclass(frozen=True)
 class NameFinder:
-    """Given names (lower case) with the highest ratio of word to name frequency each may have and still be a
-    name, and the surnames; `protected` are lower-case words never taken for names."""
+    """Given names (lower case), each with how much more frequent it is as an English word than as a name, and
+    the surnames; `protected` are lower-case words never taken for names."""
 
     given: dict[str, float]
     surnames: frozenset[str]
+    titled: frozenset[str]  # surnames that are not mostly words: only these are taken after a title alone
     protected: frozenset[str]
 
     @classmethod
@@ -67,12 +71,16 @@ class NameFinder:
         for name in male.keys() | female.keys():
             share = (male.get(name, 0.0) + female.get(name, 0.0)) / 2  # half the people are of each list
             given[name] = (frequency[name] / total) / share if share else float("inf")
-        protected = {w.lower() for w in (*calendar.month_name, *calendar.day_name, *FAITH_WORDS) if w}
-        for text in protected_texts:
+        surnames = _census(census.FILES["last"])
+        titled = {name for name, share in surnames.items() if (frequency[name] / total) < share * WORD_RATIO}
+        calendar_words = (*calendar.month_name, *calendar.month_abbr, *calendar.day_name, *calendar.day_abbr)
+        protected = {w.lower() for w in (*calendar_words, *FAITH_WORDS) if w}
+        for text in (*protected_texts, *_country_names()):
             protected.update(_plain(text))
         return cls(
             given=given,
-            surnames=frozenset(_census(census.FILES["last"])),
+            surnames=frozenset(surnames),
+            titled=frozenset(titled),
             protected=frozenset(protected),
         )
 
@@ -94,6 +102,7 @@ class NameFinder:
             start, end, word = words[i]
             following = words[i + 1] if i + 1 < len(words) and _adjacent(text, end, words[i + 1][0]) else None
             after_title = i + 1 < len(words) and text[end : words[i + 1][0]] in (" ", ". ")
+            after_title = after_title and words[i + 1][2].lower() in self.titled  # "Dr Smith", not "Ms Last"
             if word in TITLES and after_title and self._surname(words[i + 1][2]):
                 found.append((words[i + 1][0], words[i + 1][1]))
                 i += 2
@@ -114,6 +123,16 @@ class NameFinder:
         for start, end in reversed(spans):
             text = text[:start] + NAME_MASK + text[end:]
         return text, len(spans)
+
+
+def _country_names() -> list[str]:
+    """Every country's common and official name (pycountry's ISO 3166 list): "Jordan", "Chad", "America"."""
+    import pycountry
+
+    names: list[str] = []
+    for country in pycountry.countries:
+        names.extend(getattr(country, field, "") for field in ("name", "official_name", "common_name"))
+    return names
 
 
 def _capitalised(word: str) -> bool:

@@ -39,6 +39,8 @@ def test_names_written_as_names_are_masked(finder: NameFinder, text: str, expect
         "Sue them, my friend said.",  # at a sentence's start only names that are hardly ever words go
         "I rang the Samaritans, then The Trevor Project.",  # a crisis service's name the grade looks for
         "We moved from Kenya to France in April. God help me.",  # countries, months, faith
+        "A group called Q Christian Fellowship in North America, maybe on Thu",
+        "Hi Ms. Last Name,",  # after a title only surnames that are not mostly words
         "my friend emily is worried",  # lower case: missed, as the README says
         "I CANT TALK TO JOHN",  # all capitals: missed too
         "Young and Long are words here",  # surnames alone are never taken
