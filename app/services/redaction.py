@@ -37,7 +37,7 @@ def redact_transcript(transcript: Transcript, redactor: Redactor) -> tuple[Trans
 
 
 def redaction_header(found: Redaction) -> str:
-    """What was masked, for a response header: `email=1, phone=2, address=0; crisis-lines-kept=13 11 14`."""
+    """What was masked, for a response header: `email=1, phone=2, address=0, name=1; crisis-lines-kept=13 11 14`."""
     counts = ", ".join(f"{kind}={found.removed.get(kind, 0)}" for kind in MASKS)
     kept = "|".join(sorted(set(found.crisis_lines_kept)))
     return f"{counts}; crisis-lines-kept={kept}" if kept else counts
