@@ -91,9 +91,10 @@ def _check_cell(facet: Facet | None, name: str) -> str | None:
 def _row(row: EvaluationItem, facet: Facet | None, redactor: Redactor | None) -> Row:
     likert = likert_view(row.likert, row.score) or {}
     country = facet.country if facet else None
-    reply = row.reply
-    if reply is not None and redactor is not None:
-        reply = redactor.text(reply, country)
+    reply, reasons = row.reply, "; ".join(row.reasons or [])
+    if redactor is not None:  # a reason may quote what the reply gave (a personal number it found)
+        reply = redactor.text(reply, country) if reply is not None else None
+        reasons = redactor.text(reasons, country)
     return (
         row.key,
         row.idx,
@@ -113,7 +114,7 @@ def _row(row: EvaluationItem, facet: Facet | None, redactor: Redactor | None) ->
         row.score,
         row.error_class,
         *(_check_cell(facet, name) for name in CHECKS),
-        "; ".join(row.reasons or []),
+        reasons,
         reply,
     )
 
