@@ -84,6 +84,7 @@ def spec_row(
         "user_context_id": spec.user_context_id,
         "perturbation_id": spec.perturbation_id,
         "repeat": spec.repeat,
+        "item_kind": spec.kind,
         "messages": messages,
         "reply": reply.text,
         "error_class": reply.error_class,

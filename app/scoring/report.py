@@ -9,14 +9,13 @@ from sqlmodel import Session
 
 from app.benchmark.ladders import ladders
 from app.benchmark.loader import Library
-from app.benchmark.simulated import is_simulated
 from app.scoring import metrics as m
 from app.scoring.board import slices
 from app.scoring.conversations import conversations_section, divert, headline_with_conversations
 from app.scoring.facets import Facet, StoredItem, build_facets
 from app.scoring.headline import headline_score
 from app.scoring.judges import grader_section, judges_section
-from app.scoring.simulated import simulated_section, target_items
+from app.scoring.simulated import by_simulator, simulated_section, target_items
 from app.store import items as item_store
 
 REPORT_VERSION = 5  # 5: the `grader` section (rules, judge or panel)
@@ -54,8 +53,7 @@ def reply_report(
     a second."""
     conversations: list[StoredItem] = []
     facets: list[Facet] = build_facets(divert(items, conversations), library)
-    simulated = [i for i in conversations if is_simulated(i.scenario_id)]
-    conversations = [i for i in conversations if not is_simulated(i.scenario_id)]
+    simulated, conversations = by_simulator(conversations)
     n = len(facets)
     n_ungraded = sum(f.verdict == "UNGRADED" for f in facets)
     n_errors = sum(f.error for f in facets)

@@ -125,7 +125,7 @@ def all_items(*, session: Session, evaluation_id: str) -> list[EvaluationItem]:
 
 
 def item_spec(row: EvaluationItem) -> ItemSpec:
-    """The matrix cell a stored row answers, so it can be resolved against the library again."""
+    """The cell a stored row answers, of the kind stored with it, so it can be resolved against the library."""
     return ItemSpec(
         row.idx,
         row.key,
@@ -134,7 +134,20 @@ def item_spec(row: EvaluationItem) -> ItemSpec:
         row.user_context_id,
         row.perturbation_id,
         row.repeat,
+        row.item_kind,
     )
+
+
+def first_item_kind(*, session: Session, evaluation_id: str) -> str | None:
+    """The kind stored with the evaluation's first item (one suite runs one kind), None before any is written;
+    read on the (evaluation_id, idx) index."""
+    stmt = (
+        select(EvaluationItem.item_kind)
+        .where(EvaluationItem.evaluation_id == evaluation_id)
+        .order_by(col(EvaluationItem.idx))
+        .limit(1)
+    )
+    return session.exec(stmt).first()
 
 
 def find_item(*, session: Session, evaluation_id: str, key: str) -> EvaluationItem | None:
@@ -170,6 +183,7 @@ REPORT_COLUMNS = (
     EvaluationItem.rules_score,
     EvaluationItem.panel_scores,
     EvaluationItem.judge_outcomes,
+    EvaluationItem.item_kind,
 )
 
 

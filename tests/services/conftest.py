@@ -80,6 +80,8 @@ def add_run(
     """An evaluation of the full suite with every item written as the runner grades a careful bot (crisis
     escalated, controls answered plainly) or, with misses_crisis, one that fails every crisis item."""
     specs = list(expand_suite(deps.library, "full"))
+    # the items' kind as the suite the evaluation names would have stored it
+    kind = deps.library.suites[fields.get("suite", "full")].kind
     with Session(deps.engine) as session:
         team, target = session.get(Team, team_id), session.get(Target, target_id)
         assert team is not None and target is not None
@@ -100,6 +102,7 @@ def add_run(
                 user_context_id=spec.user_context_id,
                 perturbation_id=spec.perturbation_id,
                 repeat=spec.repeat,
+                item_kind=kind,
                 messages=[{"role": "user", "content": "(benchmark message)"}],
                 reply="(reply)",
                 verdict="PASS" if passed else "FAIL",
