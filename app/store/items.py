@@ -13,6 +13,7 @@ from app.store import budget
 from app.store.bulk import insert_many
 from app.store.item_filter import ItemFilter
 from app.store.models import Evaluation, EvaluationItem
+from app.store.paging import detached_pages
 
 ITEMS = EvaluationItem.__table__  # type: ignore[attr-defined]
 
@@ -105,18 +106,17 @@ def item_pages(
 ) -> Iterator[list[EvaluationItem]]:
     """Every item `where` selects in matrix order, a page at a time, each read in its own short session (no
     transaction held open while a client downloads slowly)."""
-    after, size = -1, size or EXPORT_PAGE
-    while True:
-        with Session(engine) as session:
-            rows = page_items(
-                session=session, evaluation_id=evaluation_id, after_idx=after, limit=size, where=where
-            )
-            for row in rows:
-                session.expunge(row)
-        if not rows:
-            return
-        yield rows
-        after = rows[-1].idx
+
+    def fetch(session: Session, after: int) -> list[EvaluationItem]:
+        return page_items(
+            session=session,
+            evaluation_id=evaluation_id,
+            after_idx=after,
+            limit=size or EXPORT_PAGE,
+            where=where,
+        )
+
+    return detached_pages(engine, fetch, lambda row: row.idx, -1)
 
 
 def all_items(*, session: Session, evaluation_id: str) -> list[EvaluationItem]:
