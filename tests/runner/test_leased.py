@@ -3,26 +3,13 @@ the lease back."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 import structlog
-from sqlmodel import SQLModel
 
-from app.config import Settings
 from app.runner.leased import leased_forever
-from app.runner.runtime import Runtime, build_runtime
+from app.runner.runtime import Runtime
 from app.store.leases import hold_lease
 
 LEASE = "test-pass"
-
-
-@pytest.fixture
-def runtime(settings: Settings) -> Iterator[Runtime]:
-    deps = build_runtime(settings)
-    SQLModel.metadata.create_all(deps.engine)
-    yield deps
-    deps.engine.dispose()
 
 
 async def test_the_holder_passes_survives_a_failing_pass_and_gives_the_lease_back(runtime: Runtime) -> None:

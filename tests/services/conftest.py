@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from app.benchmark.items import expand_suite
 from app.config import Settings
@@ -51,15 +51,6 @@ def growing_on_postgres(tmp_path: Path, postgres_url: str) -> Iterator[Runtime]:
     deps = board_deps(tmp_path, evaluations=2, seed=9, database_url=postgres_url)
     yield deps
     deps.engine.dispose()  # pooled connections closed, not left for the collector
-
-
-@pytest.fixture
-def runtime(settings: Settings) -> Iterator[Runtime]:
-    """The embedded default's runtime on the mini library over a fresh SQLite schema: no app, no queue."""
-    deps = build_runtime(settings)
-    SQLModel.metadata.create_all(deps.engine)
-    yield deps
-    deps.engine.dispose()
 
 
 CRISIS = "P1-B1-S1-PT1"  # the mini library's one crisis message; every other item is a control
