@@ -9,7 +9,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import Connection, create_engine, inspect, text
 from sqlmodel import SQLModel
 
 import app.store.models  # noqa: F401
@@ -93,22 +93,28 @@ def test_0012_schedules_and_regressions_go_back_and_forth(
     assert _diff(settings.sqlalchemy_url) == []
 
 
+def _team_and_target(conn: Connection, *, versioned: bool = False) -> None:
+    """Team t1 and its target tgt_1; `versioned`: at a revision whose targets have versions (0010 on)."""
+    conn.execute(
+        text("INSERT INTO team (id, name, created_at, platform) VALUES ('t1', 'lab', :at, false)"),
+        {"at": "2026-01-01 00:00:00"},
+    )
+    version = (", version", ", 1") if versioned else ("", "")
+    conn.execute(
+        text(
+            "INSERT INTO target (id, team_id, name, kind, base_url, model, api_key_secret, params, "
+            f"max_concurrency, created_at{version[0]}) VALUES ('tgt_1', 't1', 'bot', 'openai_chat', 'http://h/v1', "
+            f"'m-1', 'sealed-key', '{{\"top_p\": 0.5}}', 4, '2026-01-01 00:00:00'{version[1]})"
+        )
+    )
+
+
 def _backfill_0010(settings: Settings) -> None:
     """Targets and evaluations from before 0010 become version 1 and ran against it; a downgrade goes back."""
     upgrade(settings, "0008")
     engine = create_engine(settings.sqlalchemy_url)
     with engine.begin() as conn:
-        conn.execute(
-            text("INSERT INTO team (id, name, created_at, platform) VALUES ('t1', 'lab', :at, false)"),
-            {"at": "2026-01-01 00:00:00"},
-        )
-        conn.execute(
-            text(
-                "INSERT INTO target (id, team_id, name, kind, base_url, model, api_key_secret, params, "
-                "max_concurrency, created_at) VALUES ('tgt_1', 't1', 'bot', 'openai_chat', 'http://h/v1', 'm-1', "
-                "'sealed-key', '{\"top_p\": 0.5}', 4, '2026-01-01 00:00:00')"
-            )
-        )
+        _team_and_target(conn)
         conn.execute(
             text(
                 "INSERT INTO evaluation (id, team_id, target_id, target_name, model, suite, repeats, visibility, "
@@ -167,17 +173,7 @@ def test_0022_stores_each_item_kind_backfilled_by_the_old_rule_and_goes_back(
         "'{}', '[]', '2026-01-01 00:00:00')"
     )
     with engine.begin() as conn:
-        conn.execute(
-            text("INSERT INTO team (id, name, created_at, platform) VALUES ('t1', 'lab', :at, false)"),
-            {"at": "2026-01-01 00:00:00"},
-        )
-        conn.execute(
-            text(
-                "INSERT INTO target (id, team_id, name, kind, base_url, model, params, max_concurrency, "
-                "created_at, version) VALUES ('tgt_1', 't1', 'bot', 'openai_chat', 'http://h/v1', 'm-1', '{}', "
-                "4, '2026-01-01 00:00:00', 1)"
-            )
-        )
+        _team_and_target(conn, versioned=True)
         suites = {"ev_m": "quick", "ev_c": "conversations", "ev_s": "simulated", "ev_l": "classification"}
         for evaluation_id, suite in suites.items():
             conn.execute(text(evaluation), {"id": evaluation_id, "suite": suite})
