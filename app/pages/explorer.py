@@ -13,7 +13,7 @@ from app.benchmark.loader import Library
 from app.benchmark.verdicts import GRADED
 from app.grading.grades.verdict import likert_view
 from app.kinds.classification import CLASSIFICATION
-from app.kinds.registry import kind_named, kind_names
+from app.kinds.registry import conversation_kinds
 from app.kinds.single_reply import SINGLE_REPLY
 from app.pages.views import FailingItem, explore_link, item_views, visible_evaluation
 from app.services.result_filters import CHECK_NAMES, CRISIS_CATEGORIES, VERDICTS, ResultFilters, item_filter
@@ -99,7 +99,7 @@ def _run_kind(session: Session, library: Library, ev: Evaluation) -> str:
 
 def _options(library: Library, kind: str) -> dict[str, list[Option]]:
     options = _all_options(library)
-    if kind in kind_names() and kind_named(kind).conversation:
+    if kind in conversation_kinds():
         return {name: options[name] for name in CONVERSATION_FILTERS}
     if kind == CLASSIFICATION.name:
         return {name: options[name] for name in CLASSIFICATION_FILTERS}

@@ -20,7 +20,7 @@ import numpy as np
 from app.benchmark.conversations import RISK_LEVELS
 from app.benchmark.verdicts import CREDIT
 from app.conversations.grade import DIMENSIONS
-from app.kinds.registry import kind_named, kind_names
+from app.kinds.registry import conversation_kinds
 from app.scoring.facets import StoredItem
 from app.scoring.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from app.scoring.metrics import proportion
@@ -38,7 +38,7 @@ MAX_FAILURES = 50
 def divert(items: Iterable[StoredItem], into: list[StoredItem]) -> Iterator[StoredItem]:
     """Pass matrix items through; keep conversation items (scripted and simulated) aside: no scenario facets.
     An item's stored kind says which it is."""
-    whole = {name for name in kind_names() if kind_named(name).conversation}
+    whole = conversation_kinds()
     for item in items:
         if item.item_kind in whole:
             into.append(item)

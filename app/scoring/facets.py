@@ -11,6 +11,7 @@ from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Perturbation, Scenario, UserContext
 from app.benchmark.verdicts import GRADED, worst
 from app.grading.checks import ALARM_CHECKS
+from app.kinds.registry import conversation_kinds
 
 if TYPE_CHECKING:
     from app.store.models import EvaluationItem
@@ -187,11 +188,15 @@ class _Shared:
 
 
 def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
-    """Returns a facet per item whose scenario is still in the library; others are skipped, not guessed."""
+    """Returns a facet per item whose scenario is still in the library; others are skipped, not guessed, and so
+    is every conversation (its stored kind says so): a conversation is graded whole, with no scenario to face."""
     cache: dict[str, _ScenarioParts | None] = {}
     shared = _Shared()
     facets: list[Facet] = []
+    whole = conversation_kinds()
     for it in items:
+        if it.item_kind in whole:
+            continue
         parts = cache.get(it.scenario_id)
         if parts is None and it.scenario_id not in cache:
             scenario = library.scenarios.get(it.scenario_id)

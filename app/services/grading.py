@@ -17,7 +17,7 @@ from app.errors import Conflict, Invalid, NotFound
 from app.grading.grader import Grader
 from app.grading.result import GradeResult, result_of
 from app.grading.transcript import Transcript
-from app.kinds.registry import kind_named, kind_names
+from app.kinds.registry import conversation_kinds
 from app.kinds.single_reply import SINGLE_REPLY
 from app.runner.judging import default_judges, grader_for
 from app.security.secrets import SecretBox
@@ -97,8 +97,7 @@ def _stored_case(
     if evaluation.benchmark_version != library.version:
         detail = f"the evaluation used benchmark {evaluation.benchmark_version}, this one {library.version}"
         raise Conflict("evaluation_id", detail)
-    kind = kind_named(row.item_kind) if row.item_kind in kind_names() else None
-    if kind is not None and kind.conversation:
+    if row.item_kind in conversation_kinds():
         record = (row.checks or {}).get("conversation") or {}
         return evaluation, new_reply_transcript(row.messages, record, body.reply), []
     if row.item_kind != SINGLE_REPLY.name:
