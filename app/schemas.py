@@ -336,6 +336,9 @@ class ItemPublic(Served):
     key: str
     index: int
     code: str
+    item_kind: str = Field(
+        description="The suite kind that played the item (matrix, conversations, simulated, classification)."
+    )
     scenario_id: str
     condition_id: str
     user_context_id: str | None

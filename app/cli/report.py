@@ -147,7 +147,10 @@ def export(
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
     redact: Annotated[
-        bool, typer.Option("--redact", help="Mask e-mail addresses, phone numbers and street addresses.")
+        bool,
+        typer.Option(
+            "--redact", help="Mask e-mail addresses, phone numbers, street addresses and personal names."
+        ),
     ] = False,
 ) -> None:
     """Export items as JSON Lines (all result pages), one row an item (CSV or Parquet), or the report's aggregates

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from app.benchmark.conversations import RISK_LEVELS, is_conversation
-from app.benchmark.simulated import is_simulated
+from app.benchmark.conversations import RISK_LEVELS
 from app.benchmark.verdicts import CREDIT
 from app.conversations.grade import DIMENSIONS
+from app.kinds.registry import conversation_kinds
 from app.scoring.facets import StoredItem
 from app.scoring.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from app.scoring.metrics import proportion
@@ -36,9 +36,11 @@ MAX_FAILURES = 50
 
 
 def divert(items: Iterable[StoredItem], into: list[StoredItem]) -> Iterator[StoredItem]:
-    """Pass matrix items through; keep conversation items (scripted and simulated) aside: no scenario facets."""
+    """Pass matrix items through; keep conversation items (scripted and simulated) aside: no scenario facets.
+    An item's stored kind says which it is."""
+    whole = conversation_kinds()
     for item in items:
-        if is_conversation(item.scenario_id) or is_simulated(item.scenario_id):
+        if item.item_kind in whole:
             into.append(item)
         else:
             yield item

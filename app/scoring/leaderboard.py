@@ -17,6 +17,7 @@ from typing import Literal
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
+from app.kinds.registry import conversation_kinds
 from app.scoring import board as sb
 from app.scoring.facets import build_facets
 from app.scoring.report import stored_items
@@ -131,7 +132,7 @@ def read_records(session: Session, library: Library, query: BoardQuery) -> list[
 def _own_scale(library: Library, suite: str) -> bool:
     """Whether a suite's headline is on a scale of its own (conversations), not the matrix's."""
     spec = library.suites.get(suite)
-    return spec is not None and spec.kind in ("conversations", "simulated")
+    return spec is not None and spec.kind in conversation_kinds()
 
 
 def compute_board(

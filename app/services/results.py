@@ -26,6 +26,7 @@ def _item_public(row: EvaluationItem) -> ItemPublic:
         key=row.key,
         index=row.idx,
         code=spec.code,
+        item_kind=row.item_kind,
         scenario_id=row.scenario_id,
         condition_id=row.condition_id,
         user_context_id=row.user_context_id,

@@ -27,7 +27,7 @@ from app.queue.database import SHARD
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
 from app.runner.handback import HandedBack
-from app.runner.reconcile import holder_id
+from app.runner.leased import holder_id
 from app.runner.runtime import Runtime, build_runtime, freeze_startup_heap, warm_up
 from app.runner.shard import run_shard
 from app.runner.shard_places import Place
