@@ -16,7 +16,7 @@ from app.scoring import metrics as m
 from app.scoring.facets import Facet
 from app.scoring.headline import headline_score
 from app.scoring.judges import grader_section
-from app.scoring.vocabulary import legible
+from app.scoring.vocabulary import PASS_RATE, legible
 from app.store.models import slice_name
 
 SORTS = ("score", "pass_rate", "model", "n_items", "finished")
@@ -87,8 +87,9 @@ def pillar_rates(summary: dict[str, Any]) -> dict[str, Rate]:
         if scores.get(p) is not None:
             low, high = intervals.get(p) or (None, None)
             out[p] = Rate(float(scores[p]), low, high, n=int(block.get("n") or 0))
-        else:
-            out[p] = Rate.of_group(block)
+        else:  # marked, so no page prints this pass rate as if it were the score
+            rate = Rate.of_group(block)
+            out[p] = replace(rate, basis=f"{PASS_RATE}, {rate.basis}" if rate.basis else PASS_RATE)
     return out
 
 
