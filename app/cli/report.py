@@ -17,6 +17,7 @@ from app.cli.classification import print_classification
 from app.cli.connect import KeyOpt, UrlOpt, connect, one_line_errors
 from app.cli.watch import pct
 from app.client import ApiError, HelmbenchClient
+from app.scoring.vocabulary import labelled
 
 # (report section, heading); pillars and behaviours are shown with their names from the catalogue.
 SECTIONS = (
@@ -39,18 +40,23 @@ def mean_of(row: dict[str, Any]) -> float | None:
     return value.get("mean") if isinstance(value, dict) else value
 
 
-def names_of(client: HelmbenchClient) -> dict[str, str]:
-    """Pillar and behaviour ids → "id name" from the server's catalogue; ids alone if it cannot say."""
+def catalogue_names(client: HelmbenchClient) -> dict[str, str]:
+    """Pillar and behaviour ids → their names, from the server's catalogue; empty if it cannot say."""
     try:
         catalogue = client.benchmark()
     except ApiError:
         return {}
     names: dict[str, str] = {}
     for pillar in catalogue.get("pillars", []):
-        names[pillar["id"]] = f"{pillar['id']} {pillar['name']}"
+        names[pillar["id"]] = pillar["name"]
         for behavior in pillar.get("behaviors", []):
-            names[behavior["id"]] = f"{behavior['id']} {behavior['name']}"
+            names[behavior["id"]] = behavior["name"]
     return names
+
+
+def names_of(client: HelmbenchClient) -> dict[str, str]:
+    """Pillar and behaviour ids → "id name" from the server's catalogue; ids alone if it cannot say."""
+    return {ident: labelled(ident, table) for table in [catalogue_names(client)] for ident in table}
 
 
 def section_table(title: str, rows: dict[str, dict[str, Any]], names: dict[str, str]) -> Table:
