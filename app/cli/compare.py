@@ -72,7 +72,7 @@ def compare_table(a: str, b: str, body: dict[str, Any], names: dict[str, str] | 
         test = tests.get(name, {})
         interval = test.get("interval")
         table.add_row(
-            metric_label(name, names),
+            body.get("labels", {}).get(name) or metric_label(name, names),
             _num(row.get("a")),
             _num(row.get("b")),
             "–" if diff is None else f"[{colour}]{diff:+.3f}[/]",

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from app.documents.figures import Document, Interval
+from app.documents.figures import Document, Interval, absent
 from app.store.statuses import Status
 
 
@@ -16,6 +16,10 @@ class Compared(Document):
     model: str
     suite: str
     status: Status
+    score_100: float | None = Field(description="Its headline score on 0–100; null when nothing was scored.")
+    quality_100: float | None = Field(description="Its quality before the safety floors, on 0–100.")
+    band: str | None = Field(description="A to E by the 0–100 score (docs/scoring.md §4).")
+    cap: str | None = absent("Only when a safety floor capped its score: which, in words.")
 
 
 class Difference(Document):
@@ -73,6 +77,9 @@ class Comparison(Document):
     metrics: dict[str, Difference] = Field(
         description="headline, pass_rate, …, pillar:<id>, behavior:<id> and, for classify runs, "
         "classification_*."
+    )
+    labels: dict[str, str] = Field(
+        description="Each metric in words: `headline` is the headline score, `pillar:<id>` that pillar's pass rate."
     )
     paired: Paired
     method: str
