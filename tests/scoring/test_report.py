@@ -93,7 +93,9 @@ def test_report_names_every_pillar_and_behaviour_and_reads_the_headline_on_0_100
     assert headline["score_100"] == round(headline["score"] * 100, 2)
     assert headline["quality_100"] == round(headline["quality"] * 100, 2)
     assert headline["band"] in "ABCDE" and headline["band_meaning"]
-    assert ("cap" in headline) == headline["capped"]  # the cap in words, only where a floor held the score down
+    assert ("cap" in headline) == headline[
+        "capped"
+    ]  # the cap in words, only where a floor held the score down
     for section, table in (("by_pillar", library.pillars), ("by_behavior", library.behaviors)):
         assert report[section] and all(row["name"] == table[g].name for g, row in report[section].items())
     assert all(v["name"] == library.behaviors[b].name for b, v in headline["behaviors"].items())
