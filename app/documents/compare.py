@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from app.documents.figures import Document, Interval, absent
+from app.documents.figures import Document, Interval
 from app.store.statuses import Status
 
 
@@ -19,7 +19,9 @@ class Compared(Document):
     score_100: float | None = Field(description="Its headline score on 0–100; null when nothing was scored.")
     quality_100: float | None = Field(description="Its quality before the safety floors, on 0–100.")
     band: str | None = Field(description="A to E by the 0–100 score (docs/scoring.md §4).")
-    cap: str | None = absent("Only when a safety floor capped its score: which, in words.")
+    cap: str | None = Field(
+        default=None, description="Which safety floor capped its score, in words; null if none."
+    )
 
 
 class Difference(Document):
