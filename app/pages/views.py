@@ -178,6 +178,7 @@ class ReportView:
     why: str = ""  # the headline's one line, behaviour names beside their codes
     legible: dict[str, Any] = field(default_factory=dict)  # score and quality on 0–100, band, cap in words
     pillar_scores: list[PillarRow] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)  # pillar and behaviour ids → names, for metric labels
 
     def explore(self, **filters: str) -> str:
         """The explorer filtered to the items behind one figure of this report."""
@@ -506,4 +507,5 @@ def report_view(
         why=with_names(str((report.get("headline") or {}).get("why") or ""), library),
         legible=legible(report.get("headline") or {}),
         pillar_scores=_pillar_rows(report, library),
+        names=names(library),
     )
