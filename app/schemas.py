@@ -385,6 +385,11 @@ class LeaderboardEntry(Served):
         description="Per pillar with one, the 95% interval of its figure in `pillars` (reports stored before "
         "pillars had intervals have none).",
     )
+    pillar_basis: dict[str, str] = Field(
+        default_factory=dict,
+        description="Pillars whose figure in `pillars` is not the score: 'pass rate' where the report has no score "
+        "for it, 'pass rate, rules only' where nothing in it is graded yet.",
+    )
     capped: bool = Field(
         default=False,
         description="A safety floor was breached: the score sits below 0.40, under every system that clears them.",

@@ -88,6 +88,15 @@ def list_targets(url: UrlOpt = None, key: KeyOpt = None) -> None:
     _wide().print(table)
 
 
+def pillar_cell(entry: LeaderboardEntry, pillar: str) -> str:
+    """A pillar's score out of 100; a pass rate standing in for it keeps its % and says so."""
+    value = entry.pillars.get(pillar)
+    if value is None:
+        return "–"
+    basis = entry.pillar_basis.get(pillar)
+    return f"{pct(value)} ({basis})" if basis else f"{value * 100:.1f}"
+
+
 def leaderboard_table(
     entries: list[LeaderboardEntry], version: str, pillar_names: dict[str, str] | None = None
 ) -> Table:
@@ -124,7 +133,7 @@ def leaderboard_table(
                 if e.pass_rate_interval
                 else ""
             ),
-            *("–" if e.pillars.get(p) is None else f"{e.pillars[p] * 100:.1f}" for p in pillars),
+            *(pillar_cell(e, p) for p in pillars),
             str(e.n_items),
             e.grader or "–",
             e.why or "",

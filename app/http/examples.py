@@ -68,6 +68,7 @@ LEADERBOARD: dict[str, Any] = {
             "pass_rate_interval": [0.5650, 0.9801],
             "pillars": {"P1": 0.875, "P4": 1.0},
             "pillar_intervals": {"P1": [0.75, 0.95], "P4": [1.0, 1.0]},
+            "pillar_basis": {},
             "n_items": 9,
             "finished_at": "2026-11-28T00:57:39.851Z",
             "score_interval": [0.7012, 0.9334],

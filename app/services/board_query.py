@@ -111,6 +111,7 @@ def entry_json(rank: int, e: sb.Entry) -> dict[str, Any]:
         "pass_rate_basis": f.pass_rate.basis or None,
         "pillars": {p: r.value for p, r in f.pillars.items()},
         "pillar_intervals": {p: [r.low, r.high] for p, r in f.pillars.items() if r.low is not None},
+        "pillar_basis": {p: r.basis for p, r in f.pillars.items() if r.basis},
         "sensitivity": f.sensitivity,
         "over_escalation": f.over_escalation,
         "ungraded_share": f.ungraded_share,
