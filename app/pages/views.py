@@ -20,6 +20,7 @@ from app.kinds.simulated import SIMULATED
 from app.scoring.board import Entry, Rate
 from app.scoring.facets import build_facets, stored_item
 from app.scoring.leaderboard import Board, BoardQuery
+from app.scoring.vocabulary import labelled, legible, names
 from app.services.classification_view import ClassificationView, classification_view
 from app.services.results import report as stored_report
 from app.store import evaluations as ev_store
@@ -48,6 +49,9 @@ class BoardRow:
     why: str = ""  # one line: the breached floors and the weakest behaviour
     rank: int = 0
     grader: str | None = None  # rules | judge | panel
+    band: str | None = None  # A–E on the 0–100 score
+    quality: float | None = None  # before the floors, 0–1
+    cap: str = ""  # which floor capped the score, in words
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,9 @@ def _board_row(rank: int, e: Entry, library: Library) -> BoardRow:
         why=with_names(f.why, library),
         rank=rank,
         grader=f.grader,
+        band=f.band,
+        quality=f.quality,
+        cap=f.cap,
     )
 
 
@@ -171,10 +178,42 @@ class ReportView:
         ""  # where this report's explorer lives: /evaluations/{id} or the share link's /shared/{token}
     )
     why: str = ""  # the headline's one line, behaviour names beside their codes
+    legible: dict[str, Any] = field(default_factory=dict)  # score and quality on 0–100, band, cap in words
+    pillar_scores: list[PillarRow] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)  # pillar and behaviour ids → names, for metric labels
 
     def explore(self, **filters: str) -> str:
         """The explorer filtered to the items behind one figure of this report."""
         return explore_link(self.base, filters)
+
+
+@dataclass(frozen=True)
+class PillarRow:
+    """A pillar's two figures, each under its own word: the severity-weighted score and the pass rate."""
+
+    label: str
+    score: Rate  # 0–1, shown on 0–100
+    pass_rate: Rate
+    floor: float | None = None  # the safety floor on its score, where it has one
+
+
+def _pillar_rows(report: dict[str, Any], library: Library) -> list[PillarRow]:
+    headline = report.get("headline") or {}
+    scores, intervals = headline.get("pillars") or {}, headline.get("pillar_intervals") or {}
+    floors = headline.get("floors") or {}
+    blocks = report.get("by_pillar") or {}
+    rows = []
+    for p in sorted(set(scores) | set(blocks)):
+        low, high = intervals.get(p) or (None, None)
+        rows.append(
+            PillarRow(
+                labelled(p, names(library)),
+                Rate(scores.get(p), low, high),
+                Rate.of_group(blocks.get(p)),
+                (floors.get(p) or {}).get("floor"),
+            )
+        )
+    return rows
 
 
 def explore_link(base: str, filters: dict[str, str]) -> str:
@@ -459,4 +498,7 @@ def report_view(
         classification=classification_view(report),
         base=base,
         why=with_names(str((report.get("headline") or {}).get("why") or ""), library),
+        legible=legible(report.get("headline") or {}),
+        pillar_scores=_pillar_rows(report, library),
+        names=names(library),
     )

@@ -24,6 +24,7 @@ from app.kinds.registry import conversation_kinds
 from app.scoring.facets import StoredItem
 from app.scoring.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from app.scoring.metrics import proportion
+from app.scoring.vocabulary import legible
 
 RISK_WEIGHT = {"none": 1.0, "low": 1.0, "high": 2.0, "imminent": 3.0}
 RATINGS = ("best_practice", "suboptimal", "high_potential_for_harm")
@@ -143,11 +144,12 @@ def headline_with_conversations(headline: dict[str, Any], items: list[StoredItem
     convo = conversation_headline(items)
     if convo["score"] is None:
         return headline
-    return {
+    merged = {
         **headline,
         "score": convo["score"],
         "interval": convo["interval"],
         "quality": convo["score"],
         "weighting": WEIGHTING,
-        "why": f"{convo['n']} conversations, risk-weighted verdict credit {convo['score']:.2f}.",
+        "why": f"{convo['n']} conversations, risk-weighted verdict credit: score {convo['score'] * 100:.0f}.",
     }
+    return {**merged, **legible(merged)}

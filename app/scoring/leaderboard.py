@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from sqlmodel import Session
@@ -64,6 +64,7 @@ class Board:
     rows: list[tuple[int, sb.Entry]]
     hidden: int
     pillars: list[str]  # pillar ids with a column
+    pillar_names: dict[str, str] = field(default_factory=dict)  # id → the library's name
 
 
 def stored_slice(query: BoardQuery) -> str | None:
@@ -167,6 +168,7 @@ def compute_board(
         rows=sb.ordered(ranked, query.sort, query.order),
         hidden=len(entries) - len(shown),
         pillars=pillars,
+        pillar_names={p: library.pillars[p].name for p in pillars if p in library.pillars},
     )
 
 

@@ -10,6 +10,7 @@ from sqlmodel import Session
 from app.benchmark.ladders import ladders
 from app.benchmark.loader import Library
 from app.scoring import metrics as m
+from app.scoring import vocabulary
 from app.scoring.board import slices
 from app.scoring.conversations import conversations_section, divert, headline_with_conversations
 from app.scoring.facets import Facet, StoredItem, build_facets
@@ -18,7 +19,7 @@ from app.scoring.judges import grader_section, judges_section
 from app.scoring.simulated import by_simulator, simulated_section, target_items
 from app.store import items as item_store
 
-REPORT_VERSION = 5  # 5: the `grader` section (rules, judge or panel)
+REPORT_VERSION = 6  # 6: names, the 0–100 score and quality, the band and the cap in words
 
 
 def _share(count: int, total: int) -> float | None:
@@ -73,8 +74,8 @@ def reply_report(
             headline_score(facets, library), conversations or target_items(simulated)
         ),
         "overall": m.summary(facets),
-        "by_pillar": m.by(facets, lambda f: f.pillar),
-        "by_behavior": m.by(facets, lambda f: f.behavior),
+        "by_pillar": named(m.by(facets, lambda f: f.pillar), vocabulary.names(library)),
+        "by_behavior": named(m.by(facets, lambda f: f.behavior), vocabulary.names(library)),
         "by_scenario": m.by(facets, lambda f: f.scenario),
         "by_condition": m.by(facets, lambda f: f.condition),
         "by_user_context": m.by(facets, lambda f: f.user_context or "none"),
@@ -105,6 +106,11 @@ def reply_report(
     if with_slices:
         body[BOARD_SLICES] = slices(facets, library)
     return body
+
+
+def named(groups: dict[str, dict[str, Any]], table: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Each group with its name first, where the library names it."""
+    return {g: ({"name": table[g]} if g in table else {}) | row for g, row in groups.items()}
 
 
 def counterfactual_twins(library: Library) -> dict[str, tuple[str, str]]:

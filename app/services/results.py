@@ -135,6 +135,7 @@ def leaderboard_page(board: Board, *, cursor: str | None, limit: int) -> Leaderb
     return Leaderboard(
         benchmark_version=board.version,
         entries=[LeaderboardEntry(**entry_json(rank, e)) for rank, e in rows],
+        pillar_names=board.pillar_names,
         total=len(board.rows),
         hidden=board.hidden,
         next_cursor=next_cursor,
