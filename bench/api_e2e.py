@@ -421,6 +421,7 @@ def scaled_out(mock: str, args: argparse.Namespace) -> dict[str, Any]:
                     env, root, args.postgres_url, args.redis_url, "helmbench_api_e2e"
                 ) as scaled,
                 deployment.running(scaled, root, n) as up,
+                profiled(args.profile, [w.pid for w in up.workers], f"{n}w"),
             ):
                 pids = [w.pid for w in up.workers]
                 label = workers_label(n)
@@ -446,6 +447,31 @@ def scaled_out(mock: str, args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
+@contextmanager
+def profiled(folder: Path | None, pids: Sequence[int], label: str) -> Iterator[None]:
+    """py-spy (the bench extra) sampling each worker while the runs go: collapsed stacks, one file per worker,
+    and a flame graph of the first. Sampling pauses the process it reads, so read the CPU figures of a run
+    without --profile."""
+    if folder is None:
+        yield
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    spy = str(Path(sys.executable).with_name("py-spy"))
+    procs = []
+    for i, pid in enumerate(pids):
+        for fmt, ext in [("raw", "txt")] + ([("flamegraph", "svg")] if i == 0 else []):
+            out = folder / f"worker-{label}-{i}.{ext}"
+            command = [spy, "record", "--pid", str(pid), "--rate", "200", "--format", fmt, "-o", str(out)]
+            procs.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+        for proc in procs:
+            proc.wait(timeout=60)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.api_e2e", description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
@@ -468,6 +494,12 @@ def main(argv: list[str] | None = None) -> None:
         "--postgres-url",
         default=os.environ.get("HELMBENCH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"),
         help="scale-out: a server where the bench may create (and drop) a database of its own per run",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="scale-out: py-spy samples each worker while it runs; collapsed stacks and a flame graph here",
     )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so the servers below are stopped on `timeout`
