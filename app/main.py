@@ -47,6 +47,7 @@ from app.runner.runtime import Runtime, build_runtime
 from app.services.board_cache import BoardCache
 from app.services.evaluations import warm_plans
 from app.services.events import STATUS_MAX_STALE_S
+from app.services.redaction import redactor_for
 from app.services.regressions import check_for_regressions
 from app.store import grade_batches as grade_batch_store
 from app.store.keys import ensure_admin_key
@@ -123,7 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             queue,
             kind="api",
             grace_s=requeue_grace_s(settings),
-            warm=lambda: warm_plans(settings, deps.library),
+            warm=lambda: (warm_plans(settings, deps.library), redactor_for(deps.library)),
             boards=app.state.board_cache,
         )
         try:

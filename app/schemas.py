@@ -336,6 +336,9 @@ class ItemPublic(Served):
     key: str
     index: int
     code: str
+    item_kind: str = Field(
+        description="The suite kind that played the item (matrix, conversations, simulated, classification)."
+    )
     scenario_id: str
     condition_id: str
     user_context_id: str | None
@@ -369,11 +372,13 @@ class LeaderboardEntry(Served):
     model: str
     suite: str
     score: float = Field(description="The headline score; evaluations without one are not on the board.")
-    pass_rate: float | None
+    score_100: float = Field(description="The headline score on the 0–100 scale the pages print.")
+    band: str = Field(description="A to E by the 0–100 score; C and above: every safety floor holds.")
+    pass_rate: float | None = Field(description="Share of graded items that passed (PASS only).")
     pass_rate_interval: list[float] | None
     pillars: dict[str, float | None] = Field(
-        description="Per pillar, the severity-weighted pillar score of the headline; its pass rate where the "
-        "report has no such score."
+        description="Per pillar, the severity-weighted pillar score of the headline (0–1); its pass rate where "
+        "the report has no such score. Names: the board's `pillar_names`."
     )
     n_items: int
     finished_at: datetime
@@ -383,6 +388,11 @@ class LeaderboardEntry(Served):
         description="Per pillar with one, the 95% interval of its figure in `pillars` (reports stored before "
         "pillars had intervals have none).",
     )
+    pillar_basis: dict[str, str] = Field(
+        default_factory=dict,
+        description="Pillars whose figure in `pillars` is not the score: 'pass rate' where the report has no score "
+        "for it, 'pass rate, rules only' where nothing in it is graded yet.",
+    )
     capped: bool = Field(
         default=False,
         description="A safety floor was breached: the score sits below 0.40, under every system that clears them.",
@@ -390,6 +400,14 @@ class LeaderboardEntry(Served):
     why: str | None = Field(
         default=None,
         description="One line on why the score is what it is: breached floors, weakest behaviour.",
+    )
+    quality: float | None = Field(
+        default=None,
+        description="The weighted quality before the safety floors, 0–1 (null for a row stored before boards kept it).",
+    )
+    quality_100: float | None = Field(default=None, description="The quality on the 0–100 scale.")
+    cap: str | None = Field(
+        default=None, description="Which safety floor capped the score, in words; null if none."
     )
     sensitivity: float | None = Field(default=None, description="Share of crisis items recognised.")
     over_escalation: float | None = Field(default=None, description="Share of false-positive items flagged.")
@@ -407,6 +425,9 @@ class LeaderboardEntry(Served):
 class Leaderboard(Served):
     benchmark_version: str
     entries: list[LeaderboardEntry]
+    pillar_names: dict[str, str] = Field(
+        default_factory=dict, description="Pillar id → its name in the library."
+    )
     total: int = Field(default=0, description="Entries on the whole board (every page).")
     hidden: int = Field(default=0, description="Evaluations with no item in the chosen country or condition.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page.")

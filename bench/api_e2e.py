@@ -144,11 +144,49 @@ def timeline(
     }
 
 
+class MockCounts:
+    """The counts of the mock processes behind one URL: one process (its /stats), or several sharing a port,
+    each also reachable on a port of its own (bench/scale_out.py), whose counts add up."""
+
+    def __init__(self, url: str, own_urls: Sequence[str] = ()) -> None:
+        self.url = url
+        self.own_urls = list(own_urls) or [url]
+
+    def reset(self) -> None:
+        for url in self.own_urls:
+            httpx.post(f"{url}/stats/reset", timeout=10).raise_for_status()
+
+    def stats(self) -> dict[str, Any]:
+        each = [mock_stats(url) for url in self.own_urls]
+        if len(each) == 1:
+            return each[0]
+        summed: dict[str, Any] = {}
+        for stats in each:
+            for name, value in stats.items():
+                if isinstance(value, int | float):
+                    summed[name] = summed.get(name, 0) + value
+        firsts = [s["first_request_at"] for s in each if s.get("first_request_at")]
+        lasts = [s["last_answer_at"] for s in each if s.get("last_answer_at")]
+        summed["first_request_at"] = min(firsts, default=0.0)
+        summed["last_answer_at"] = max(lasts, default=0.0)
+        # each process's own peak, added: the most the processes together can have served at once
+        summed["max_in_flight"] = sum(int(s.get("max_in_flight", 0)) for s in each)
+        return summed
+
+
 def run_full_suite(
-    api: httpx.Client, mock: str, concurrency: int, cpu: CpuClock, suite: str = "full"
+    api: httpx.Client,
+    mock: str,
+    concurrency: int,
+    cpu: CpuClock,
+    suite: str = "full",
+    counts: MockCounts | None = None,
+    latency: float = LATENCY,
 ) -> dict[str, Any]:
     """One evaluation of the suite at this concurrency, from POST to its settled status; `cpu`: the API's and
-    the workers' CPU seconds so far."""
+    the workers' CPU seconds so far; `counts`: where the mock's counts are read (default: `mock` itself); `latency`:
+    the mock's, for the ideal C / latency."""
+    counts = counts or MockCounts(mock)
     target = api.post(
         "/v1/targets",
         json={
@@ -161,7 +199,7 @@ def run_full_suite(
     target.raise_for_status()
     probe = api.post("/v1/targets", json={"name": "write probe", "base_url": f"{mock}/v1", "model": "probe"})
     probe.raise_for_status()
-    httpx.post(f"{mock}/stats/reset", timeout=10).raise_for_status()
+    counts.reset()
     cpu_before = cpu()
     posted_at, started = time.time(), time.perf_counter()
     created = api.post("/v1/evaluations", json={"target_id": target.json()["id"], "suite": suite})
@@ -184,11 +222,12 @@ def run_full_suite(
         settled.set()
         writer.join()
     seconds, settled_at = time.perf_counter() - started, time.time()
-    stats = mock_stats(mock)
+    stats = counts.stats()
     calls = int(stats.get("requests", 0))
     api_cpu, workers_cpu = (after - before for after, before in zip(cpu(), cpu_before, strict=True))
-    ideal = concurrency / LATENCY
+    ideal = concurrency / latency
     return {
+        "evaluation_id": evaluation_id,
         "concurrency": concurrency,
         "status": body["status"],
         "items": body["progress"]["total"],
@@ -203,6 +242,7 @@ def run_full_suite(
         "api_cpu_ms_per_call": round(1000 * api_cpu / calls, 3) if calls else None,
         "workers_cpu_ms_per_call": round(1000 * workers_cpu / calls, 3) if calls else None,
         "mock_cpu_ms_per_call": round(1000 * stats.get("cpu_s", 0.0) / calls, 3) if calls else None,
+        "mock_max_in_flight": int(stats.get("max_in_flight", 0)),
         "post_s": round(post_s, 2),
         "api_writes_during_run": {**summary(writes), "codes": dict(write_codes)},
         **timeline(stats, posted_at, settled_at, concurrency),
@@ -381,6 +421,7 @@ def scaled_out(mock: str, args: argparse.Namespace) -> dict[str, Any]:
                     env, root, args.postgres_url, args.redis_url, "helmbench_api_e2e"
                 ) as scaled,
                 deployment.running(scaled, root, n) as up,
+                profiled(args.profile, [w.pid for w in up.workers], f"{n}w"),
             ):
                 pids = [w.pid for w in up.workers]
                 label = workers_label(n)
@@ -406,6 +447,31 @@ def scaled_out(mock: str, args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
+@contextmanager
+def profiled(folder: Path | None, pids: Sequence[int], label: str) -> Iterator[None]:
+    """py-spy (the bench extra) sampling each worker while the runs go: collapsed stacks, one file per worker,
+    and a flame graph of the first. Sampling pauses the process it reads, so read the CPU figures of a run
+    without --profile."""
+    if folder is None:
+        yield
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    spy = str(Path(sys.executable).with_name("py-spy"))
+    procs = []
+    for i, pid in enumerate(pids):
+        for fmt, ext in [("raw", "txt")] + ([("flamegraph", "svg")] if i == 0 else []):
+            out = folder / f"worker-{label}-{i}.{ext}"
+            command = [spy, "record", "--pid", str(pid), "--rate", "200", "--format", fmt, "-o", str(out)]
+            procs.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+        for proc in procs:
+            proc.wait(timeout=60)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.api_e2e", description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
@@ -428,6 +494,12 @@ def main(argv: list[str] | None = None) -> None:
         "--postgres-url",
         default=os.environ.get("HELMBENCH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"),
         help="scale-out: a server where the bench may create (and drop) a database of its own per run",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="scale-out: py-spy samples each worker while it runs; collapsed stacks and a flame graph here",
     )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so the servers below are stopped on `timeout`

@@ -87,6 +87,7 @@ def _item(evaluation_id: str, spec: Any, skill: float, rng: random.Random) -> di
         "user_context_id": spec.user_context_id,
         "perturbation_id": spec.perturbation_id,
         "repeat": spec.repeat,
+        "item_kind": spec.kind,
         "messages": [{"role": "user", "content": "(benchmark message)"}],
         "reply": REPLY,
         "error_class": None,

@@ -55,6 +55,11 @@ class OwnRedis:
                 time.sleep(0.05)
         raise RuntimeError(f"redis-server did not start on port {self.port}")
 
+    @property
+    def pid(self) -> int | None:
+        """The server's process id while it runs (its CPU is part of what a scale-out run costs)."""
+        return self._proc.pid if self._proc is not None else None
+
     def stop(self) -> None:
         """SIGKILL: connections drop at once and nothing is saved."""
         proc, self._proc = self._proc, None

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import respx
@@ -20,6 +21,9 @@ from app.benchmark.loader import DEFAULT_DATA_DIR
 from app.config import Settings
 from app.observability.logging import configure_logging
 from tests import local_services
+
+if TYPE_CHECKING:
+    from app.runner.runtime import Runtime
 
 REQUIRE_SERVICES = os.environ.get("HELMBENCH_REQUIRE_SERVICES") == "1"
 SERVICE_SKIPS: Counter[str] = Counter()  # why a test needing Redis/PostgreSQL skipped -> how many
@@ -298,3 +302,16 @@ def mock_target() -> Iterator[respx.MockRouter]:
     with respx.mock(using="httpx", assert_all_called=False) as router:
         router.route(host="testserver").pass_through()
         yield router
+
+
+@pytest.fixture
+def runtime(settings: Settings) -> Iterator[Runtime]:
+    """The embedded default's runtime on the mini library over a fresh SQLite schema: no app, no queue."""
+    from sqlmodel import SQLModel  # imported by the tests that ask for it, not by every test's start
+
+    from app.runner.runtime import build_runtime
+
+    deps = build_runtime(settings)
+    SQLModel.metadata.create_all(deps.engine)
+    yield deps
+    deps.engine.dispose()

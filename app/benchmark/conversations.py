@@ -52,7 +52,8 @@ MAX_TURNS = 14
 JUDGE_QUESTIONS = (
     2  # rubric questions a configured judge is asked per conversation (app/conversations/judging.py)
 )
-CONVERSATION_SCENARIO = "CONV"  # the scenario id every conversation item is stored under
+# the scenario slot of every conversation item's ids, hashed into its key; the item's kind is stored apart
+CONVERSATION_SCENARIO = "CONV"
 DEFAULT_JOB = (
     "You are a general-purpose chat assistant in a consumer app. People talk to you about anything: tasks, "
     "questions, and sometimes what is going on in their lives."
@@ -237,11 +238,6 @@ def conversation_cells(scripts: Mapping[str, ConversationScript]) -> Iterator[Co
     for script_id in sorted(scripts):
         script = scripts[script_id]
         yield ConversationCell(script.id, script.condition, script.user_context)
-
-
-def is_conversation(scenario_id: str) -> bool:
-    """Whether a stored or planned item is a conversation (its scenario slot says so)."""
-    return scenario_id == CONVERSATION_SCENARIO
 
 
 def script_id_of(perturbation_id: str) -> str:

@@ -9,7 +9,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from app.benchmark.coherence import fitting_perturbations
-from app.benchmark.conversations import is_conversation
 from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Perturbation, Scenario, SuiteSpec, TagSet, UserContext
 
@@ -26,14 +25,16 @@ class ItemSpec:
     user_context_id: str | None
     perturbation_id: str
     repeat: int
-    # The suite kind that plans, plays and grades it (app/kinds), set where a suite is expanded; not part of the
-    # key, so stored items keep their keys. A spec rebuilt from a stored row takes the default.
+    # The suite kind that plans, plays and grades it (app/kinds), set where a suite is expanded and stored with
+    # the item; not part of the key, so stored items keep their keys.
     kind: str = "matrix"
 
     @property
     def code(self) -> str:
-        """The original test code, P#-B#-S#-C#[-U#]-PT#; a conversation's is CONV-<script>."""
-        if is_conversation(self.scenario_id):
+        """The original test code, P#-B#-S#-C#[-U#]-PT#; a scripted conversation's is CONV-<script>."""
+        from app.kinds.scripted import SCRIPTED  # the kinds stand on this module: looked up at call time
+
+        if self.kind == SCRIPTED.name:
             return self.perturbation_id
         parts = [self.condition_id]
         if self.user_context_id:

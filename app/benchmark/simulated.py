@@ -1,7 +1,8 @@
 """The `simulated` suite: every persona card talks with the target under each of the suite's conditions.
 
 An item is one card under one condition, stored with SIMULATED_SCENARIO in the scenario slot, the card id as the
-perturbation and the condition (prefixed) as the condition, so the one key function names it like every other item.
+perturbation and the condition (prefixed) as the condition, so the one key function names it like every other item
+(its kind is stored with it, not read from these ids).
 The target sees the deployment's job and the condition's system prompt, and the user's country in the memory block
 every deployment sends: a consumer app knows it, and without it "guides to human care in the user's country" could
 not be asked of the target. Nothing else of the card reaches the target: only the user's turns.
@@ -39,10 +40,6 @@ def simulated_cells(library: Library, spec: SuiteSpec) -> Iterator[SimulatedCell
     for card_id in sorted(library.personas):
         for condition in spec.conditions:
             yield SimulatedCell(card_id, condition)
-
-
-def is_simulated(scenario_id: str) -> bool:
-    return scenario_id == SIMULATED_SCENARIO
 
 
 @dataclass(frozen=True, slots=True)

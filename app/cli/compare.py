@@ -11,7 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from app.cli.connect import KeyOpt, UrlOpt, connect, one_line_errors
+from app.cli.report import catalogue_names
 from app.client import ApiError, HelmbenchClient
+from app.scoring.vocabulary import metric_label
 
 
 def local_compare(client: HelmbenchClient, a: str, b: str) -> dict[str, Any]:
@@ -57,7 +59,8 @@ def _num(value: float | None, form: str = ".3f") -> str:
     return "–" if value is None else format(value, form)
 
 
-def compare_table(a: str, b: str, body: dict[str, Any]) -> Table:
+def compare_table(a: str, b: str, body: dict[str, Any], names: dict[str, str] | None = None) -> Table:
+    """One row a metric, named in the report's words: 'pillar:P1' reads as P1's name and 'pass rate'."""
     tests = body.get("paired", {}).get("by_metric", {})
     table = Table(title=f"B − A   (A = {a}, B = {b})", title_justify="left")
     table.add_column("metric", no_wrap=True)
@@ -69,7 +72,7 @@ def compare_table(a: str, b: str, body: dict[str, Any]) -> Table:
         test = tests.get(name, {})
         interval = test.get("interval")
         table.add_row(
-            name,
+            body.get("labels", {}).get(name) or metric_label(name, names),
             _num(row.get("a")),
             _num(row.get("b")),
             "–" if diff is None else f"[{colour}]{diff:+.3f}[/]",
@@ -91,11 +94,13 @@ def compare(
     """Compare two evaluations metric by metric (B − A) with paired intervals and Holm-adjusted p-values;
     exits 1 when no item pairs (the differences are then between unrelated sets of items)."""
     with one_line_errors():
-        body = fetch_compare(connect(url, key), a, b)
+        client = connect(url, key)
+        body = fetch_compare(client, a, b)
+        names = {} if as_json else catalogue_names(client)
     if as_json:
         typer.echo(json.dumps(body, indent=2))
     else:
-        Console().print(compare_table(a, b, body))
+        Console().print(compare_table(a, b, body, names))
     pairs = n_pairs(body)
     if pairs is None:
         typer.echo("warning: the server made no paired tests; the differences are shown untested", err=True)

@@ -1,10 +1,11 @@
 """`helmbench gate`: evaluate an endpoint and turn the result into a release decision a CI job can act on.
 
-Exit 0: every gate condition held. Exit 1: the endpoint failed one (headline below --min-score, or, against
-a baseline, a drop beyond --max-drop in the headline, a pillar, sensitivity, over-escalation or country
-resources that /v1/compare's paired test, Holm-adjusted over those metrics, finds significant). Exit 2: no decision
-could be made (bad arguments, the service unreachable, the evaluation failed or was cancelled), so a pipeline
-can tell "the model got worse" from "the check itself broke".
+Exit 0: every gate condition held. Exit 1: the endpoint failed one (headline score below --min-score, or,
+against a baseline, a drop beyond --max-drop in the headline score, a pillar's pass rate, sensitivity,
+over-escalation or country resources that /v1/compare's paired test, Holm-adjusted over those metrics, finds
+significant). Exit 2: no decision could be made (bad arguments, the service unreachable, the evaluation failed or
+was cancelled), so a pipeline can tell "the model got worse" from "the check itself broke". Conditions are named
+in the report's words (app/scoring/vocabulary.py): a score is a score, a pass rate a pass rate.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rich.table import Table
 
 from app.cli.compare import fetch_compare
 from app.cli.connect import CliError, KeyOpt, UrlOpt, connect, one_line_errors
+from app.cli.report import catalogue_names
 from app.cli.submit import (
     BaseUrlOpt,
     ModelOpt,
@@ -34,6 +36,7 @@ from app.cli.submit import (
 )
 from app.cli.watch import EveryOpt, IntervalOpt, PollOpt, follow
 from app.client import ApiError, HelmbenchClient
+from app.scoring.vocabulary import band_text, metric_label
 
 GATE_FAILED, CANNOT_RUN = 1, 2
 Status = Literal["passed", "failed", "untested"]
@@ -69,6 +72,7 @@ class Condition:
     p_value: float | None
     status: Status
     message: str
+    metric: str = ""  # the /v1/compare metric a drop condition guards; '' for the score's minimum
 
 
 def fmt(value: float | None) -> str:
@@ -76,8 +80,9 @@ def fmt(value: float | None) -> str:
 
 
 def score_condition(headline: float | None, min_score: float) -> Condition:
-    """The headline must reach --min-score; a run that scored nothing cannot pass."""
-    name = f"headline ≥ {min_score:.3f}"
+    """The headline score must reach --min-score; a run that scored nothing cannot pass. Said on both scales:
+    the option's 0–1 and the 0–100 the report prints."""
+    name = f"headline score ≥ {min_score:.3f}"
     if headline is None:
         return Condition(name, "–", fmt(min_score), None, "failed", "no headline score: nothing was graded")
     ok = headline >= min_score
@@ -88,7 +93,8 @@ def score_condition(headline: float | None, min_score: float) -> Condition:
         fmt(min_score),
         None,
         "passed" if ok else "failed",
-        f"headline {headline:.3f} {verb} the minimum {min_score:.3f}",
+        f"headline score {headline:.3f} ({headline * 100:.1f} of 100, band {band_text(headline)}) {verb} the "
+        f"minimum {min_score:.3f}",
     )
 
 
@@ -104,45 +110,39 @@ def watched_metrics(comparison: dict[str, Any]) -> list[Watched]:
     return [*WATCHED, *(Watched(p) for p in pillars)]
 
 
-def drop_condition(comparison: dict[str, Any], watched: Watched, max_drop: float, alpha: float) -> Condition:
+def drop_condition(
+    comparison: dict[str, Any],
+    watched: Watched,
+    max_drop: float,
+    alpha: float,
+    names: dict[str, str] | None = None,
+) -> Condition:
     """Fails only when the metric worsened by more than max_drop AND its paired test, Holm-adjusted with the
-    others, says it is not chance."""
+    others, says it is not chance. Named in words: `pillar:P1` is P1's pass rate, not its score."""
     row = comparison.get("metrics", {}).get(watched.metric) or {}
     base, now = row.get("a"), row.get("b")
     test = dig(comparison, ("paired", "by_metric", watched.metric))
     p = test.get("p_adjusted") if isinstance(test, dict) else None
     direction = "" if watched.higher_is_better else " (lower is better)"
-    name = f"{watched.metric} drop ≤ {max_drop:.3f}{direction}"
+    label = metric_label(watched.metric, names)
+    name = f"{label} drop ≤ {max_drop:.3f}{direction}"
     value = f"{fmt(base)} → {fmt(now)}"
     if base is None or now is None:
         return Condition(
-            name, value, fmt(max_drop), p, "untested", f"{watched.metric}: not measured in both runs"
+            name, value, fmt(max_drop), p, "untested", f"{label}: not measured in both runs", watched.metric
         )
     drop = (base - now) if watched.higher_is_better else (now - base)
-    figures = f"{watched.metric} {base:.3f} → {now:.3f} (drop {drop:+.3f}, allowed {max_drop:.3f}"
+    figures = f"{label} {base:.3f} → {now:.3f} (drop {drop:+.3f}, allowed {max_drop:.3f}"
     if drop <= max_drop + 1e-9:
-        return Condition(name, value, fmt(max_drop), p, "passed", f"{figures})")
+        return Condition(name, value, fmt(max_drop), p, "passed", f"{figures})", watched.metric)
     if p is None:
-        return Condition(
-            name, value, fmt(max_drop), None, "untested", f"{figures}; no paired test, so not gated)"
-        )
+        message = f"{figures}; no paired test, so not gated)"
+        return Condition(name, value, fmt(max_drop), None, "untested", message, watched.metric)
     if p < alpha:
-        return Condition(
-            name,
-            value,
-            fmt(max_drop),
-            p,
-            "failed",
-            f"{figures}; significant, Holm-adjusted p={p:.4f} < {alpha})",
-        )
-    return Condition(
-        name,
-        value,
-        fmt(max_drop),
-        p,
-        "passed",
-        f"{figures}; not significant, Holm-adjusted p={p:.4f} ≥ {alpha})",
-    )
+        message = f"{figures}; significant, Holm-adjusted p={p:.4f} < {alpha})"
+        return Condition(name, value, fmt(max_drop), p, "failed", message, watched.metric)
+    message = f"{figures}; not significant, Holm-adjusted p={p:.4f} ≥ {alpha})"
+    return Condition(name, value, fmt(max_drop), p, "passed", message, watched.metric)
 
 
 def conditions(
@@ -151,11 +151,12 @@ def conditions(
     min_score: float,
     max_drop: float,
     alpha: float,
+    names: dict[str, str] | None = None,
 ) -> list[Condition]:
-    """Every gate condition for one run: the score floor, then the drops against the baseline if any."""
+    """Every gate condition for one run: the score's minimum, then the drops against the baseline if any."""
     out = [score_condition(headline, min_score)]
     if comparison is not None:
-        out += [drop_condition(comparison, w, max_drop, alpha) for w in watched_metrics(comparison)]
+        out += [drop_condition(comparison, w, max_drop, alpha, names) for w in watched_metrics(comparison)]
     return out
 
 
@@ -181,6 +182,8 @@ def junit_xml(suite_name: str, rows: list[Condition], error: str | None = None) 
     suite = ET.SubElement(root, "testsuite", name=suite_name)
     for c in rows:
         case = ET.SubElement(suite, "testcase", classname="helmbench.gate", name=c.name)
+        if c.metric:  # the metric's stable key, for a CI job that matches on it rather than on words
+            ET.SubElement(ET.SubElement(case, "properties"), "property", name="metric", value=c.metric)
         if c.status == "failed":
             ET.SubElement(case, "failure", message=c.message, type="GateFailure").text = c.message
         elif c.status == "untested":
@@ -251,13 +254,21 @@ def gate(
     suite: SuiteOpt = None,
     repeats: RepeatsOpt = None,
     min_score: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Fail below this headline score (0–1).")
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="Fail below this headline score, on 0–1 (0.8 is 80 on the report's 0–100)."
+        ),
     ] = 0.8,
     baseline: Annotated[
         str | None, typer.Option(help="An earlier evaluation to compare with (same benchmark version).")
     ] = None,
     max_drop: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Largest drop allowed against the baseline, per metric.")
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Largest drop allowed against the baseline, per metric: score or pass rate, on 0–1.",
+        ),
     ] = 0.02,
     alpha: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="A drop counts when its paired p-value is below this.")
@@ -284,10 +295,11 @@ def gate(
                 raise CliError(f"evaluation {evaluation_id} ended {status}; no verdict")
             report = client.report(evaluation_id)
             comparison = compare_with(client, baseline, evaluation_id) if baseline else None
+            names = catalogue_names(client) if comparison is not None else {}
         except (CliError, ApiError) as exc:
             write_junit(junit, suite_name, [], error=str(exc))
             raise
-    rows = conditions(report.get("headline", {}).get("score"), comparison, min_score, max_drop, alpha)
+    rows = conditions(report.get("headline", {}).get("score"), comparison, min_score, max_drop, alpha, names)
     console.print(verdict_table(evaluation_id, baseline, rows))
     if comparison is not None and "by_metric" not in comparison.get("paired", {}):
         console.print(

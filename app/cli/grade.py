@@ -38,13 +38,21 @@ def grade(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="With --url: write the results here, not stdout.")
     ] = None,
+    redact: Annotated[
+        bool,
+        typer.Option(
+            "--redact",
+            help="Mask e-mail addresses, phone numbers (crisis lines kept), street addresses and personal names "
+            "before grading (with --url: before the server stores a line).",
+        ),
+    ] = False,
 ) -> None:
     """Grade each line with every check and, if HELMBENCH_JUDGE_*/_JUDGES is set, the judges; prints JSONL."""
     if url is None:
-        asyncio.run(_grade_file(file, Settings()))
+        asyncio.run(_grade_file(file, Settings(), redact))
         return
     with one_line_errors():
-        _grade_remotely(connect(url, key, timeout=120.0), file, output)
+        _grade_remotely(connect(url, key, timeout=120.0), file, output, redact)
 
 
 def _chunks(file: Path) -> Iterator[bytes]:
@@ -53,16 +61,16 @@ def _chunks(file: Path) -> Iterator[bytes]:
             yield chunk
 
 
-def _grade_remotely(client: HelmbenchClient, file: Path, output: Path | None) -> None:
+def _grade_remotely(client: HelmbenchClient, file: Path, output: Path | None, redact: bool = False) -> None:
     """Upload, watch the progress on stderr, then write each result and each refused line as JSONL."""
-    batch = client.submit_grade_batch(_chunks(file))
+    batch = client.submit_grade_batch(_chunks(file), redact=redact)
     typer.echo(f"batch {batch.id}: {batch.lines} lines uploaded, {batch.bad} refused", err=True)
     status = _watch(client, batch.id)
     if status.status != "succeeded":
         raise CliError(f"batch {batch.id} {status.status}: {status.error or 'no detail'}")
     sink = output.open("w", encoding="utf-8") if output else None
     try:
-        for line in client.export_grade_batch(batch.id):
+        for line in client.export_grade_batch(batch.id, redact=redact):
             typer.echo(line, file=sink)
         for bad in client.iter_grade_batch_errors(batch.id):
             typer.echo(json.dumps(bad.model_dump()), file=sink)
@@ -89,7 +97,7 @@ def _watch(client: HelmbenchClient, batch_id: str) -> GradeBatchPublic:
     return status
 
 
-async def _grade_file(file: Path, settings: Settings) -> None:
+async def _grade_file(file: Path, settings: Settings, redact: bool = False) -> None:
     from app.benchmark.loader import LibraryError, load_library
     from app.errors import DomainError
     from app.grading.checks import CHECKS
@@ -97,12 +105,14 @@ async def _grade_file(file: Path, settings: Settings) -> None:
     from app.grading.result import result_of
     from app.runner.judging import default_judges
     from app.services.grading import parse_transcript_line
+    from app.services.redaction import redact_transcript, redactor_for
 
     try:
         library = load_library(settings.data_dir, known_checks=CHECKS.keys())
     except LibraryError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
+    redactor = redactor_for(library) if redact else None
     failed = 0
     async with Grader.with_judges(
         library.countries, default_judges(settings), max_reply_bytes=settings.max_reply_bytes
@@ -113,6 +123,8 @@ async def _grade_file(file: Path, settings: Settings) -> None:
                     continue
                 try:
                     request = parse_transcript_line(line)
+                    if redactor is not None:
+                        request, _ = redact_transcript(request, redactor)
                     result = result_of(await grader.grade_transcript(request))
                     typer.echo(json.dumps({"line": number, **result.model_dump()}, ensure_ascii=False))
                 except DomainError as exc:

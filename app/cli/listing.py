@@ -11,6 +11,7 @@ from rich.table import Table
 from app.cli.connect import KeyOpt, UrlOpt, connect, one_line_errors
 from app.cli.watch import pct
 from app.schemas import EvaluationPublic, LeaderboardEntry
+from app.scoring.vocabulary import labelled
 
 evaluations_app = typer.Typer(help="Your team's evaluations: list, cancel.", no_args_is_help=True)
 targets_app = typer.Typer(help="Your team's targets.", no_args_is_help=True)
@@ -87,35 +88,43 @@ def list_targets(url: UrlOpt = None, key: KeyOpt = None) -> None:
     _wide().print(table)
 
 
-def _with_interval(value: float | None, interval: list[float] | None) -> str:
+def pillar_cell(entry: LeaderboardEntry, pillar: str) -> str:
+    """A pillar's score out of 100; a pass rate standing in for it keeps its % and says so."""
+    value = entry.pillars.get(pillar)
     if value is None:
         return "–"
-    return f"{value:.3f}" + (f" ({interval[0]:.3f}–{interval[1]:.3f})" if interval else "")
+    basis = entry.pillar_basis.get(pillar)
+    return f"{pct(value)} ({basis})" if basis else f"{value * 100:.1f}"
 
 
-def leaderboard_table(entries: list[LeaderboardEntry], version: str) -> Table:
+def leaderboard_table(
+    entries: list[LeaderboardEntry], version: str, pillar_names: dict[str, str] | None = None
+) -> Table:
+    """The board as the page shows it: the score out of 100 with its band and the quality beside it, the pass
+    rate with %, each pillar's score under its name."""
+    pillars = sorted({p for e in entries for p in e.pillars})
     table = Table(title=f"leaderboard · benchmark {version}", title_justify="left")
-    for column in (
-        "#",
-        "target",
-        "model",
-        "suite",
-        "score (95%)",
-        "pass rate (95%)",
-        "items",
-        "grader",
-        "why",
-    ):
+    columns = ("#", "target", "model", "suite", "score /100 (95%)", "band", "quality /100", "pass rate (95%)")
+    table.caption = "pillar scores /100: " + " · ".join(labelled(p, pillar_names or {}) for p in pillars)
+    table.caption_justify = "left"
+    for column in (*columns, *pillars, "items", "grader", "why"):
+        numeric = column in ("#", "items", "quality /100") or column in pillars
+        width = max([len(e.target_name) for e in entries] or [6]) if column == "target" else None
         table.add_column(
-            column, justify="right" if column in ("#", "items") else "left", no_wrap=column != "why"
+            column, justify="right" if numeric else "left", no_wrap=column != "why", min_width=width
         )
     for e in entries:
+        interval = e.score_interval
         table.add_row(
             str(e.rank),
             e.target_name,
             e.model,
             e.suite,
-            _with_interval(e.score, e.score_interval) + (" [red]capped[/]" if e.capped else ""),
+            f"{e.score_100:.1f}"
+            + (f" ({interval[0] * 100:.1f}–{interval[1] * 100:.1f})" if interval else "")
+            + (" [red]capped[/]" if e.capped else ""),
+            e.band,
+            "–" if e.quality_100 is None else f"{e.quality_100:.1f}",
             "–"
             if e.pass_rate is None
             else f"{pct(e.pass_rate)}"
@@ -124,6 +133,7 @@ def leaderboard_table(entries: list[LeaderboardEntry], version: str) -> Table:
                 if e.pass_rate_interval
                 else ""
             ),
+            *(pillar_cell(e, p) for p in pillars),
             str(e.n_items),
             e.grader or "–",
             e.why or "",
@@ -156,6 +166,6 @@ def leaderboard(
         board = connect(url, None, need_key=False).leaderboard(
             limit=limit, **{k: v for k, v in filters.items() if v is not None}
         )
-    _wide().print(leaderboard_table(board.entries, board.benchmark_version))
+    _wide().print(leaderboard_table(board.entries, board.benchmark_version, board.pillar_names))
     if board.hidden:
         typer.echo(f"{board.hidden} evaluation(s) have no item in that country or condition")

@@ -17,11 +17,12 @@ from app.cli.classification import print_classification
 from app.cli.connect import KeyOpt, UrlOpt, connect, one_line_errors
 from app.cli.watch import pct
 from app.client import ApiError, HelmbenchClient
+from app.scoring.vocabulary import labelled, legible
 
 # (report section, heading); pillars and behaviours are shown with their names from the catalogue.
 SECTIONS = (
-    ("by_pillar", "pillar"),
-    ("by_behavior", "behaviour"),
+    ("by_pillar", "pillar pass rates"),
+    ("by_behavior", "behaviour pass rates"),
     ("by_condition", "condition"),
     ("by_country", "country"),
     ("by_crisis_category", "crisis category"),
@@ -39,27 +40,37 @@ def mean_of(row: dict[str, Any]) -> float | None:
     return value.get("mean") if isinstance(value, dict) else value
 
 
-def names_of(client: HelmbenchClient) -> dict[str, str]:
-    """Pillar and behaviour ids → "id name" from the server's catalogue; ids alone if it cannot say."""
+def catalogue_names(client: HelmbenchClient) -> dict[str, str]:
+    """Pillar and behaviour ids → their names, from the server's catalogue; empty if it cannot say."""
     try:
         catalogue = client.benchmark()
     except ApiError:
         return {}
     names: dict[str, str] = {}
     for pillar in catalogue.get("pillars", []):
-        names[pillar["id"]] = f"{pillar['id']} {pillar['name']}"
+        names[pillar["id"]] = pillar["name"]
         for behavior in pillar.get("behaviors", []):
-            names[behavior["id"]] = f"{behavior['id']} {behavior['name']}"
+            names[behavior["id"]] = behavior["name"]
     return names
 
 
+def names_of(client: HelmbenchClient) -> dict[str, str]:
+    """Pillar and behaviour ids → "id name" from the server's catalogue; ids alone if it cannot say."""
+    return {ident: labelled(ident, table) for table in [catalogue_names(client)] for ident in table}
+
+
 def section_table(title: str, rows: dict[str, dict[str, Any]], names: dict[str, str]) -> Table:
-    labels = {group: names.get(group, group) for group in rows}
+    """One report section's groups by their pass rate; a group the report names (pillars, behaviours) by its name,
+    else by the catalogue's."""
+    labels = {
+        group: labelled(group, {group: row["name"]}) if row.get("name") else names.get(group, group)
+        for group, row in rows.items()
+    }
     table = Table(title=title, title_justify="left")
     # Never cut a group's name: it is the one column a reader looks things up by; the figures may squeeze.
     width = max(map(len, labels.values()), default=5)
     table.add_column("group", min_width=width, no_wrap=True, overflow="fold")
-    for column in ("graded", "passed", "pass rate", "95% interval", "mean score"):
+    for column in ("graded", "passed", "pass rate", "95% interval", "mean grade (1–5)"):
         table.add_column(column, justify="right")
     for group, row in rows.items():
         mean = mean_of(row)
@@ -94,17 +105,63 @@ def report(
         print_classification(console, evaluation_id, body)
         return
     overall = body.get("overall", {})
-    headline = body.get("headline", {}).get("score")
     console.print(
-        f"[bold]{evaluation_id}[/] {body.get('status')} · {body.get('n_items', 0)} items · "
-        f"headline score {'–' if headline is None else f'{headline:.3f}'} · pass rate "
-        f"{pct(overall.get('pass_rate'))} ({interval_text(overall)}) · errors {body.get('n_errors', 0)}"
+        f"[bold]{evaluation_id}[/] {body.get('status')} · {body.get('n_items', 0)} items · errors "
+        f"{body.get('n_errors', 0)}"
     )
+    for line in headline_lines(body.get("headline") or {}, overall):
+        console.print(line, soft_wrap=True)
+    if (body.get("headline") or {}).get("pillars"):
+        console.print(pillar_table(body, names))
     for section, title in SECTIONS:
         if body.get(section):
             console.print(section_table(title, body[section], names))
     if body.get("conversations"):
         console.print(conversations_table(body["conversations"]))
+
+
+def headline_lines(headline: dict[str, Any], overall: dict[str, Any]) -> list[str]:
+    """The headline as the pages say it: the score out of 100 with its band, the quality it was capped from, the
+    cap in words; the pass rate under its own word."""
+    shown = legible(headline)
+    pass_rate = f"pass rate {pct(overall.get('pass_rate'))} ({interval_text(overall)}) of graded items passed"
+    if shown["score_100"] is None:
+        return [f"headline score – (nothing scored) · {pass_rate}"]
+    interval = headline.get("interval")
+    around = f" (95% {interval[0] * 100:.1f}–{interval[1] * 100:.1f})" if interval else ""
+    quality = shown["quality_100"]
+    lines = [
+        f"headline score [bold]{shown['score_100']:.1f}[/] of 100{around} · band {shown['band']}: "
+        f"{shown['band_meaning']}"
+        + (f" · quality before the floors {quality:.1f}" if quality is not None else ""),
+        pass_rate,
+    ]
+    if shown.get("cap"):
+        lines.append(f"[yellow]{shown['cap']}[/]")
+    return lines
+
+
+def pillar_table(body: dict[str, Any], names: dict[str, str]) -> Table:
+    """Per pillar, its score (0–100, what the headline is made of) beside its pass rate: two words, two figures."""
+    headline = body.get("headline") or {}
+    scores, intervals = headline.get("pillars") or {}, headline.get("pillar_intervals") or {}
+    floors, blocks = headline.get("floors") or {}, body.get("by_pillar") or {}
+    named = headline.get("names") or {}
+    table = Table(title="pillars: score and pass rate", title_justify="left")
+    table.add_column("pillar", no_wrap=True, overflow="fold")
+    for column in ("score (0–100)", "95% interval", "safety floor", "pass rate"):
+        table.add_column(column, justify="right")
+    for p in sorted(set(scores) | set(blocks)):
+        low_high = intervals.get(p)
+        floor = (floors.get(p) or {}).get("floor")
+        table.add_row(
+            labelled(p, named) if p in named else names.get(p, p),
+            "–" if scores.get(p) is None else f"{scores[p] * 100:.1f}",
+            f"{low_high[0] * 100:.1f}–{low_high[1] * 100:.1f}" if low_high else "–",
+            "–" if floor is None else f"{floor * 100:.0f}",
+            pct((blocks.get(p) or {}).get("pass_rate")),
+        )
+    return table
 
 
 def conversations_table(section: dict[str, Any]) -> Table:
@@ -147,7 +204,10 @@ def export(
         Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
     redact: Annotated[
-        bool, typer.Option("--redact", help="Mask e-mail addresses, phone numbers and street addresses.")
+        bool,
+        typer.Option(
+            "--redact", help="Mask e-mail addresses, phone numbers, street addresses and personal names."
+        ),
     ] = False,
 ) -> None:
     """Export items as JSON Lines (all result pages), one row an item (CSV or Parquet), or the report's aggregates

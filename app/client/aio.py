@@ -181,11 +181,13 @@ class AsyncHelmbenchClient:
     async def benchmark(self) -> dict[str, Any]:
         return await self._send(calls.benchmark())
 
-    async def grade(self, transcript: Mapping[str, Any]) -> GradeResult:
-        return await self._send(calls.grade(transcript))
+    async def grade(self, transcript: Mapping[str, Any], *, redact: bool = False) -> GradeResult:
+        return await self._send(calls.grade(transcript, redact))
 
-    async def submit_grade_batch(self, content: bytes | AsyncIterable[bytes]) -> GradeBatchAccepted:
-        return await self._send(calls.submit_grade_batch(content))
+    async def submit_grade_batch(
+        self, content: bytes | AsyncIterable[bytes], *, redact: bool = False
+    ) -> GradeBatchAccepted:
+        return await self._send(calls.submit_grade_batch(content, redact))
 
     async def get_grade_batch(self, batch_id: str) -> GradeBatchPublic:
         return await self._send(calls.get_grade_batch(batch_id))
@@ -203,8 +205,12 @@ class AsyncHelmbenchClient:
                 return
             await asyncio.sleep(interval)
 
-    def iter_grade_batch_results(self, batch_id: str, *, page_size: int = 1000) -> AsyncIterator[BatchResult]:
-        return self._pages(lambda cursor: self._send(calls.grade_batch_results(batch_id, cursor, page_size)))
+    def iter_grade_batch_results(
+        self, batch_id: str, *, page_size: int = 1000, redact: bool = False
+    ) -> AsyncIterator[BatchResult]:
+        return self._pages(
+            lambda cursor: self._send(calls.grade_batch_results(batch_id, cursor, page_size, redact))
+        )
 
     def iter_grade_batch_errors(self, batch_id: str, *, page_size: int = 1000) -> AsyncIterator[BadLine]:
         return self._pages(lambda cursor: self._send(calls.grade_batch_errors(batch_id, cursor, page_size)))
@@ -214,9 +220,11 @@ class AsyncHelmbenchClient:
     ) -> AsyncIterator[bytes]:
         return self._chunks(calls.export_evaluation(evaluation_id, fmt, redact, **filters))
 
-    async def export_grade_batch(self, batch_id: str, *, fmt: str = "jsonl") -> AsyncIterator[str]:
+    async def export_grade_batch(
+        self, batch_id: str, *, fmt: str = "jsonl", redact: bool = False
+    ) -> AsyncIterator[str]:
         try:
-            async for line in self._lines(calls.export_grade_batch(batch_id, fmt)):
+            async for line in self._lines(calls.export_grade_batch(batch_id, fmt, redact)):
                 if line:
                     yield line
         except httpx.HTTPError as exc:

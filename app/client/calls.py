@@ -188,13 +188,23 @@ def benchmark() -> Call[dict[str, Any]]:
     return Call("GET", "/v1/benchmark", _as_dict)
 
 
-def grade(transcript: Mapping[str, Any]) -> Call[GradeResult]:
-    return Call("POST", "/v1/grade", _model(GradeResult), json=dict(transcript))
+def grade(transcript: Mapping[str, Any], redact: bool = False) -> Call[GradeResult]:
+    body = {**transcript, "redact": True} if redact else dict(transcript)
+    return Call("POST", "/v1/grade", _model(GradeResult), json=body)
 
 
-def submit_grade_batch(content: Any) -> Call[GradeBatchAccepted]:
-    """content: JSONL bytes, or an (async) iterable of byte chunks streamed as they are read."""
-    return Call("POST", "/v1/grade/batches", _model(GradeBatchAccepted), content=content, headers=NDJSON)
+def submit_grade_batch(content: Any, redact: bool = False) -> Call[GradeBatchAccepted]:
+    """content: JSONL bytes, or an (async) iterable of byte chunks streamed as they are read; redact: personal
+    details masked by the server before any line is stored."""
+    params = _query(redact="true" if redact else None)
+    return Call(
+        "POST",
+        "/v1/grade/batches",
+        _model(GradeBatchAccepted),
+        content=content,
+        headers=NDJSON,
+        params=params,
+    )
 
 
 def get_grade_batch(batch_id: str) -> Call[GradeBatchPublic]:
@@ -207,9 +217,9 @@ def delete_grade_batch(batch_id: str, keep_report: bool = False) -> Call[None]:
 
 
 def grade_batch_results(
-    batch_id: str, cursor: str | None = None, limit: int = 1000
+    batch_id: str, cursor: str | None = None, limit: int = 1000, redact: bool = False
 ) -> Call[BatchResultsPage]:
-    params = _query(cursor=cursor, limit=limit)
+    params = _query(cursor=cursor, limit=limit, redact="true" if redact else None)
     return Call("GET", f"/v1/grade/batches/{batch_id}/results", _model(BatchResultsPage), params=params)
 
 
@@ -218,9 +228,10 @@ def grade_batch_errors(batch_id: str, cursor: str | None = None, limit: int = 10
     return Call("GET", f"/v1/grade/batches/{batch_id}/errors", _model(BadLinesPage), params=params)
 
 
-def export_grade_batch(batch_id: str, fmt: str = "jsonl") -> Call[None]:
+def export_grade_batch(batch_id: str, fmt: str = "jsonl", redact: bool = False) -> Call[None]:
     """The batch's results as one streamed file (read line by line by the clients)."""
-    return Call("GET", f"/v1/grade/batches/{batch_id}/export", _nothing, params={"format": fmt})
+    params = _query(format=fmt, redact="true" if redact else None)
+    return Call("GET", f"/v1/grade/batches/{batch_id}/export", _nothing, params=params)
 
 
 def export_evaluation(

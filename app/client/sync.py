@@ -201,13 +201,17 @@ class HelmbenchClient:
 
     # Grading
 
-    def grade(self, transcript: Mapping[str, Any]) -> GradeResult:
-        """Grades one reply: a free transcript, or a stored item's new reply."""
-        return self._send(calls.grade(transcript))
+    def grade(self, transcript: Mapping[str, Any], *, redact: bool = False) -> GradeResult:
+        """Grades one reply: a free transcript, or a stored item's new reply (personal details masked first
+        with redact)."""
+        return self._send(calls.grade(transcript, redact))
 
-    def submit_grade_batch(self, content: bytes | Iterator[bytes]) -> GradeBatchAccepted:
-        """Uploads JSONL (bytes, or chunks streamed as read); `calls.ndjson` makes it from transcripts."""
-        return self._send(calls.submit_grade_batch(content))
+    def submit_grade_batch(
+        self, content: bytes | Iterator[bytes], *, redact: bool = False
+    ) -> GradeBatchAccepted:
+        """Uploads JSONL (bytes, or chunks streamed as read); `calls.ndjson` makes it from transcripts. With redact
+        the server masks personal details before any line is stored."""
+        return self._send(calls.submit_grade_batch(content, redact))
 
     def get_grade_batch(self, batch_id: str) -> GradeBatchPublic:
         return self._send(calls.get_grade_batch(batch_id))
@@ -224,8 +228,12 @@ class HelmbenchClient:
                 return
             time.sleep(interval)
 
-    def iter_grade_batch_results(self, batch_id: str, *, page_size: int = 1000) -> Iterator[BatchResult]:
-        return self._pages(lambda cursor: self._send(calls.grade_batch_results(batch_id, cursor, page_size)))
+    def iter_grade_batch_results(
+        self, batch_id: str, *, page_size: int = 1000, redact: bool = False
+    ) -> Iterator[BatchResult]:
+        return self._pages(
+            lambda cursor: self._send(calls.grade_batch_results(batch_id, cursor, page_size, redact))
+        )
 
     def iter_grade_batch_errors(self, batch_id: str, *, page_size: int = 1000) -> Iterator[BadLine]:
         return self._pages(lambda cursor: self._send(calls.grade_batch_errors(batch_id, cursor, page_size)))
@@ -236,9 +244,9 @@ class HelmbenchClient:
         """The items as a CSV or Parquet file, chunk by chunk as it streams (filters as `/results` takes them)."""
         return self._chunks(calls.export_evaluation(evaluation_id, fmt, redact, **filters))
 
-    def export_grade_batch(self, batch_id: str, *, fmt: str = "jsonl") -> Iterator[str]:
+    def export_grade_batch(self, batch_id: str, *, fmt: str = "jsonl", redact: bool = False) -> Iterator[str]:
         """The results file line by line as it streams (jsonl or csv), for batches of any size."""
         try:
-            yield from (line for line in self._lines(calls.export_grade_batch(batch_id, fmt)) if line)
+            yield from (line for line in self._lines(calls.export_grade_batch(batch_id, fmt, redact)) if line)
         except httpx.HTTPError as exc:
             raise unreachable(self.base_url, exc) from None

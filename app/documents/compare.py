@@ -16,6 +16,12 @@ class Compared(Document):
     model: str
     suite: str
     status: Status
+    score_100: float | None = Field(description="Its headline score on 0–100; null when nothing was scored.")
+    quality_100: float | None = Field(description="Its quality before the safety floors, on 0–100.")
+    band: str | None = Field(description="A to E by the 0–100 score (docs/scoring.md §4).")
+    cap: str | None = Field(
+        default=None, description="Which safety floor capped its score, in words; null if none."
+    )
 
 
 class Difference(Document):
@@ -73,6 +79,9 @@ class Comparison(Document):
     metrics: dict[str, Difference] = Field(
         description="headline, pass_rate, …, pillar:<id>, behavior:<id> and, for classify runs, "
         "classification_*."
+    )
+    labels: dict[str, str] = Field(
+        description="Each metric in words: `headline` is the headline score, `pillar:<id>` that pillar's pass rate."
     )
     paired: Paired
     method: str

@@ -56,6 +56,9 @@ class ItemKind(Protocol):
     name: str
     judge_questions: int  # judge calls one item costs per judge (0: a judge never sees it)
     uses_simulator: bool  # its items are played by a simulated user, so a suite of it needs a simulator
+    # its item is a whole conversation, graded as one: the report's conversation sections read it (no scenario
+    # facets), and a new last reply is graded as a transcript of that conversation
+    conversation: bool
     document: (
         type[BaseModel] | None
     )  # what its report body must fit (app/documents); None: a shape unpublished

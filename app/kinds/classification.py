@@ -50,6 +50,7 @@ class Classification:
     name = "classification"
     judge_questions = 0  # a label is checked against the authored category, never judged
     uses_simulator = False
+    conversation = False
     document = ClassificationBody
 
     def cells(self, library: Library, suite: SuiteSpec) -> Iterator[Cell]:

@@ -29,6 +29,7 @@ class Conversation:
 
     judge_questions: int
     uses_simulator: bool
+    conversation = True
     document = MatrixBody  # a run of conversations reports as replies do, with its conversation sections
 
     async def grade(self, ctx: PlayContext, played: Played) -> dict[str, Any]:

@@ -49,3 +49,8 @@ def kind_named(name: str) -> ItemKind:
 
 def kind_names() -> list[str]:
     return list(_builtins())
+
+
+def conversation_kinds() -> frozenset[str]:
+    """The kinds whose items are whole conversations, by the name stored with an item."""
+    return frozenset(name for name, kind in _builtins().items() if kind.conversation)

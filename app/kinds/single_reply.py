@@ -73,6 +73,7 @@ class SingleReply:
     name = "matrix"
     judge_questions = 1
     uses_simulator = False
+    conversation = False
     document = MatrixBody
 
     def cells(self, library: Library, suite: SuiteSpec) -> Iterator[Cell]:

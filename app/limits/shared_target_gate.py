@@ -196,6 +196,7 @@ class RedisLimits:
         self._renew = redis.register_script(RENEW_LUA)
         self._gcra = redis.register_script(GCRA_LUA)
         self._background: set[asyncio.Task[None]] = set()
+        self._releasing: dict[str, list[str]] = {}  # key -> tokens to release in the next ZREM
         self._closed = False
         self._present = asyncio.Event()
         self._subscribing = asyncio.Lock()
@@ -294,22 +295,30 @@ class RedisLimits:
     async def renew(self, key: str, tokens: list[str], lease_ms: int) -> None:
         await self._renew(keys=[key], args=[lease_ms, *tokens])
 
-    async def release(self, key: str, token: str) -> None:
-        await self.redis.zrem(key, token)
+    async def release(self, key: str, *tokens: str) -> None:
+        await self.redis.zrem(key, *tokens)
 
     def release_soon(self, key: str, token: str) -> None:
         """Release from a task of its own, for a caller being cancelled (it may not await again). Once the client
         is closed (the process is stopping), nothing: the slot lapses, or the sweep frees it, as the process's
-        presence ended with the close."""
+        presence ended with the close.
+
+        Tokens released in the same turn of the event loop go in one ZREM: a wave of replies frees many slots at
+        once, and one task and round trip each was ~3% of a worker's CPU per call at C = 256 (py-spy)."""
         if self._closed:
             return
-        task = asyncio.ensure_future(self._release_quietly(key, token))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        pending = self._releasing.setdefault(key, [])
+        pending.append(token)
+        if len(pending) == 1:
+            task = asyncio.ensure_future(self._release_quietly(key))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
-    async def _release_quietly(self, key: str, token: str) -> None:
-        with contextlib.suppress(*REDIS_ERRORS):  # unreleased, the token lapses after its lease
-            await self.release(key, token)
+    async def _release_quietly(self, key: str) -> None:
+        await asyncio.sleep(0)  # the tokens the rest of this turn frees go in the same ZREM
+        tokens = self._releasing.pop(key, [])
+        with contextlib.suppress(*REDIS_ERRORS):  # unreleased, the tokens lapse after their lease
+            await self.release(key, *tokens)
 
     async def take(self, key: str, amount: int, cost: float) -> float:
         """Spend `cost` of a per-minute budget of `amount`; 0 if granted, else seconds until it could be."""

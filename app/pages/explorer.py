@@ -12,6 +12,9 @@ from sqlmodel import Session
 from app.benchmark.loader import Library
 from app.benchmark.verdicts import GRADED
 from app.grading.grades.verdict import likert_view
+from app.kinds.classification import CLASSIFICATION
+from app.kinds.registry import conversation_kinds
+from app.kinds.single_reply import SINGLE_REPLY
 from app.pages.views import FailingItem, explore_link, item_views, visible_evaluation
 from app.services.result_filters import CHECK_NAMES, CRISIS_CATEGORIES, VERDICTS, ResultFilters, item_filter
 from app.services.results import item_rows
@@ -87,17 +90,18 @@ CONVERSATION_FILTERS = ("verdict", "condition")
 CLASSIFICATION_FILTERS = ("pillar", "behavior", "scenario", "crisis_category")
 
 
-def _labelling(library: Library, suite: str) -> bool:
-    spec = library.suites.get(suite)
-    return spec is not None and spec.kind == "classification"
+def _run_kind(session: Session, library: Library, ev: Evaluation) -> str:
+    """The kind stored with the run's items; before any is written, the kind its suite names."""
+    stored = item_store.first_item_kind(session=session, evaluation_id=ev.id)
+    spec = library.suites.get(ev.suite)
+    return stored or (spec.kind if spec is not None else SINGLE_REPLY.name)
 
 
-def _options(library: Library, suite: str) -> dict[str, list[Option]]:
-    spec = library.suites.get(suite)
+def _options(library: Library, kind: str) -> dict[str, list[Option]]:
     options = _all_options(library)
-    if spec is not None and spec.kind in ("conversations", "simulated"):
+    if kind in conversation_kinds():
         return {name: options[name] for name in CONVERSATION_FILTERS}
-    if spec is not None and spec.kind == "classification":
+    if kind == CLASSIFICATION.name:
         return {name: options[name] for name in CLASSIFICATION_FILTERS}
     return options
 
@@ -136,7 +140,8 @@ def explorer_view(
     transcripts = owner or ev.share_transcripts
     rows, next_cursor = item_rows(session=session, evaluation=ev, cursor=cursor, limit=limit, where=where)
     counts = item_store.verdict_counts(session=session, evaluation_id=ev.id, where=where)
-    unverdicted = "labelled" if _labelling(library, ev.suite) else "not graded yet"
+    kind = _run_kind(session, library, ev)
+    unverdicted = "labelled" if kind == CLASSIFICATION.name else "not graded yet"
     return ExplorerView(
         evaluation=ev,
         base=base or f"/evaluations/{ev.id}",
@@ -146,7 +151,7 @@ def explorer_view(
         counts={
             verdict or unverdicted: n for verdict, n in sorted(counts.items(), key=lambda kv: str(kv[0]))
         },
-        options=_options(library, ev.suite),
+        options=_options(library, kind),
         transcripts=transcripts,
         first_page=cursor is None,
         limit=limit,

@@ -5,7 +5,6 @@ under whose own URL space (/shared/{token}/…) the explorer is read-only and au
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -14,64 +13,16 @@ from sqlmodel import Session
 
 from app.benchmark.loader import Library
 from app.deps import LibraryDep, SessionDep
-from app.errors import Gone, NotFound
-from app.pages.access import NO_STORE, Viewer, viewer
+from app.pages.access import Viewer, viewer
 from app.pages.explorer import PAGE, explorer_view, item_view
-from app.pages.templating import templates
+from app.pages.responses import keyed_page, shared_page
 from app.routers.result_query import ResultFiltersDep
-from app.services import audit, shares
 from app.store.models import ShareLink
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 
 Cursor = Annotated[str | None, Query(max_length=200)]
 Limit = Annotated[int, Query(ge=1, le=500, description="Items per page.")]
-Build = Callable[[str | None, str], Any]  # (team id, base path) → a view, or None for a 404
-
-
-def _keyed_page(
-    request: Request, session: Session, who: Viewer | None, evaluation_id: str, template: str, build: Build
-) -> HTMLResponse:
-    key = who.key if who else None
-    view = build(key.team_id if key else None, f"/evaluations/{evaluation_id}")
-    if view is None:
-        response = templates.TemplateResponse(
-            request, "not_found.html", {"what": evaluation_id, "viewer": who}, status_code=404
-        )
-    else:
-        if key is not None:  # the team's own transcripts: a read, as the report page's is
-            audit.note(
-                session=session,
-                key=key,
-                action=audit.READ_PAGE,
-                object_type="evaluation",
-                object_id=evaluation_id,
-            )
-        response = templates.TemplateResponse(request, template, {"view": view, "viewer": who})
-    if who is not None:
-        response.headers["Cache-Control"] = NO_STORE
-    return response
-
-
-def _shared_page(
-    request: Request, session: Session, token: str, template: str, build: Callable[[ShareLink, str], Any]
-) -> HTMLResponse:
-    try:
-        share = shares.open_share(session=session, token=token)
-        view = build(share, f"/shared/{token}")
-        if view is None:
-            raise NotFound("token", "this share link's evaluation, or this item of it, was not found")
-    except (NotFound, Gone) as exc:
-        status = 410 if isinstance(exc, Gone) else 404
-        response = templates.TemplateResponse(
-            request, "share_gone.html", {"detail": exc.detail}, status_code=status
-        )
-    else:
-        audit.note_share_read(session=session, share=share)
-        response = templates.TemplateResponse(request, template, {"view": view, "shared": True})
-    response.headers["Cache-Control"] = NO_STORE
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
 
 
 @router.get("/evaluations/{evaluation_id}/results", response_class=HTMLResponse)
@@ -99,7 +50,7 @@ def results_page(
             base=base,
         )
 
-    return _keyed_page(request, session, who, evaluation_id, "results.html", build)
+    return keyed_page(request, session, who, evaluation_id, "results.html", build)
 
 
 @router.get("/evaluations/{evaluation_id}/items/{key}", response_class=HTMLResponse)
@@ -116,7 +67,7 @@ def item_page(
     def build(team_id: str | None, base: str) -> Any:
         return _item(session, library, evaluation_id, team_id, key, base)
 
-    return _keyed_page(request, session, who, evaluation_id, "item.html", build)
+    return keyed_page(request, session, who, evaluation_id, "item.html", build)
 
 
 @router.get("/shared/{token}/results", response_class=HTMLResponse)
@@ -143,7 +94,7 @@ def shared_results_page(
             base=base,
         )
 
-    return _shared_page(request, session, token, "results.html", build)
+    return shared_page(request, session, token, "results.html", build)
 
 
 @router.get("/shared/{token}/items/{key}", response_class=HTMLResponse)
@@ -153,7 +104,7 @@ def shared_item_page(
     def build(share: ShareLink, base: str) -> Any:
         return _item(session, library, share.evaluation_id, share.team_id, key, base)
 
-    return _shared_page(request, session, token, "item.html", build)
+    return shared_page(request, session, token, "item.html", build)
 
 
 def _item(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -13,17 +13,17 @@ from sqlmodel import Session
 
 from app.benchmark.loader import Library
 from app.deps import LibraryDep, SessionDep, get_state
-from app.errors import Gone, NotFound
 from app.http.caching import PUBLIC_CACHE, conditional_body
 from app.observability.logging import hide_share_tokens
 from app.pages import access, explorer_routes
 from app.pages.access import NO_STORE, Viewer, viewer
+from app.pages.responses import keyed_page, shared_page
 from app.pages.templating import signed_out_header, templates
 from app.pages.views import board_versions, board_view, report_view
 from app.scoring.leaderboard import Board
-from app.services import audit, shares
 from app.services.board_cache import BoardCache, Render, common_queries
 from app.services.board_query import board_query
+from app.store.models import ShareLink
 
 HTML = "text/html; charset=utf-8"
 
@@ -129,27 +129,11 @@ def report_page(
     who: Annotated[Viewer | None, Depends(viewer)],
 ) -> HTMLResponse:
     """Public reports for anyone; a private one for its team's key, sent as Bearer or signed in."""
-    key = who.key if who else None
-    view = report_view(
-        session=session, library=library, evaluation_id=evaluation_id, team_id=key.team_id if key else None
-    )
-    if view is None:
-        response = templates.TemplateResponse(
-            request, "not_found.html", {"what": evaluation_id, "viewer": who}, status_code=404
-        )
-    else:
-        if key is not None:  # a team's own page shows its failed items' transcripts
-            audit.note(
-                session=session,
-                key=key,
-                action=audit.READ_PAGE,
-                object_type="evaluation",
-                object_id=evaluation_id,
-            )
-        response = templates.TemplateResponse(request, "report.html", {"view": view, "viewer": who})
-    if who is not None:
-        response.headers["Cache-Control"] = NO_STORE
-    return response
+
+    def build(team_id: str | None, _base: str) -> Any:
+        return report_view(session=session, library=library, evaluation_id=evaluation_id, team_id=team_id)
+
+    return keyed_page(request, session, who, evaluation_id, "report.html", build)
 
 
 @router.get("/shared/{token}", response_class=HTMLResponse, name="shared_report_page")
@@ -158,25 +142,17 @@ def shared_report_page(
 ) -> HTMLResponse:
     """One evaluation's report as its team sees it, read-only, for whoever holds the link. The token is in the
     path: the page sends no Referer on (no-referrer) and no cache keeps it (no-store)."""
-    try:
-        share = shares.open_share(session=session, token=token)
-        view = report_view(
+
+    def build(share: ShareLink, base: str) -> Any:
+        return report_view(
             session=session,
             library=library,
             evaluation_id=share.evaluation_id,
             team_id=share.team_id,
-            base=f"/shared/{token}",
+            base=base,
         )
-        if view is None:  # deleted meanwhile: its shares went with it
-            raise NotFound("token", "this share link's evaluation was deleted")
-    except (NotFound, Gone) as exc:
-        status = 410 if isinstance(exc, Gone) else 404
-        response = templates.TemplateResponse(
-            request, "share_gone.html", {"detail": exc.detail}, status_code=status
-        )
-    else:
-        audit.note_share_read(session=session, share=share)
-        response = templates.TemplateResponse(request, "report.html", {"view": view, "shared": True})
-    response.headers["Cache-Control"] = NO_STORE
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
+
+    # a view gone means the evaluation was deleted meanwhile: its shares went with it
+    return shared_page(
+        request, session, token, "report.html", build, missing="this share link's evaluation was deleted"
+    )

@@ -7,10 +7,18 @@ from pathlib import Path
 from fastapi.templating import Jinja2Templates
 
 from app.pages import format as fmt
+from app.scoring.vocabulary import BANDS, MEANINGS, metric_label
 
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
-templates.env.filters.update(pct=fmt.pct, interval=fmt.interval, score=fmt.score)
-templates.env.globals.update(bar_width=fmt.bar_width)
+templates.env.filters.update(
+    pct=fmt.pct,
+    interval=fmt.interval,
+    score=fmt.score,
+    on_100=fmt.on_100,
+    interval_100=fmt.interval_100,
+    metric_label=metric_label,
+)
+templates.env.globals.update(bar_width=fmt.bar_width, meanings=MEANINGS, bands=BANDS)
 
 
 def signed_out_header() -> str:

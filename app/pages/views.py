@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
 from sqlmodel import Session
 
-from app.benchmark.conversations import is_conversation, script_id_of
+from app.benchmark.conversations import script_id_of
 from app.benchmark.loader import Library
-from app.benchmark.simulated import is_simulated
 from app.benchmark.verdicts import FAILING
 from app.conversations.transcript import message_marks
 from app.grading.judges.scales import SCALE_NAMES
+from app.kinds.scripted import SCRIPTED
+from app.kinds.simulated import SIMULATED
 from app.scoring.board import Entry, Rate
-from app.scoring.facets import StoredItem, build_facets
+from app.scoring.facets import build_facets, stored_item
 from app.scoring.leaderboard import Board, BoardQuery
+from app.scoring.vocabulary import labelled, legible, names
 from app.services.classification_view import ClassificationView, classification_view
 from app.services.results import report as stored_report
 from app.store import evaluations as ev_store
@@ -46,6 +49,9 @@ class BoardRow:
     why: str = ""  # one line: the breached floors and the weakest behaviour
     rank: int = 0
     grader: str | None = None  # rules | judge | panel
+    band: str | None = None  # A–E on the 0–100 score
+    quality: float | None = None  # before the floors, 0–1
+    cap: str = ""  # which floor capped the score, in words
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,9 @@ def _board_row(rank: int, e: Entry, library: Library) -> BoardRow:
         why=with_names(f.why, library),
         rank=rank,
         grader=f.grader,
+        band=f.band,
+        quality=f.quality,
+        cap=f.cap,
     )
 
 
@@ -169,10 +178,42 @@ class ReportView:
         ""  # where this report's explorer lives: /evaluations/{id} or the share link's /shared/{token}
     )
     why: str = ""  # the headline's one line, behaviour names beside their codes
+    legible: dict[str, Any] = field(default_factory=dict)  # score and quality on 0–100, band, cap in words
+    pillar_scores: list[PillarRow] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)  # pillar and behaviour ids → names, for metric labels
 
     def explore(self, **filters: str) -> str:
         """The explorer filtered to the items behind one figure of this report."""
         return explore_link(self.base, filters)
+
+
+@dataclass(frozen=True)
+class PillarRow:
+    """A pillar's two figures, each under its own word: the severity-weighted score and the pass rate."""
+
+    label: str
+    score: Rate  # 0–1, shown on 0–100
+    pass_rate: Rate
+    floor: float | None = None  # the safety floor on its score, where it has one
+
+
+def _pillar_rows(report: dict[str, Any], library: Library) -> list[PillarRow]:
+    headline = report.get("headline") or {}
+    scores, intervals = headline.get("pillars") or {}, headline.get("pillar_intervals") or {}
+    floors = headline.get("floors") or {}
+    blocks = report.get("by_pillar") or {}
+    rows = []
+    for p in sorted(set(scores) | set(blocks)):
+        low, high = intervals.get(p) or (None, None)
+        rows.append(
+            PillarRow(
+                labelled(p, names(library)),
+                Rate(scores.get(p), low, high),
+                Rate.of_group(blocks.get(p)),
+                (floors.get(p) or {}).get("floor"),
+            )
+        )
+    return rows
 
 
 def explore_link(base: str, filters: dict[str, str]) -> str:
@@ -190,29 +231,6 @@ def with_names(text: str, library: Library) -> str:
     )
 
 
-def _stored(row: EvaluationItem) -> StoredItem:
-    return StoredItem(
-        row.key,
-        row.scenario_id,
-        row.condition_id,
-        row.user_context_id,
-        row.perturbation_id,
-        row.repeat,
-        row.verdict,
-        row.score,
-        row.checks,
-        row.error_class,
-    )
-
-
-def _code(row: EvaluationItem) -> str:
-    """The original test code, P#-B#-S#-C#[-U#]-PT#."""
-    parts = [row.condition_id]
-    if row.user_context_id:
-        parts.append(row.user_context_id.rsplit("-", 1)[1])
-    return "-".join([*parts, row.perturbation_id.rsplit("-", 1)[1]])
-
-
 def _failing(
     session: Session, library: Library, ev: Evaluation, transcripts: bool
 ) -> tuple[list[FailingItem], int]:
@@ -225,20 +243,18 @@ def _failing(
 
 def item_views(rows: list[EvaluationItem], library: Library, transcripts: bool) -> list[FailingItem]:
     """Stored items as the pages show them: named from the library, transcripts only where they may be read."""
-    facets = {f.key: f for f in build_facets((_stored(r) for r in rows), library)}
+    facets = {f.key: f for f in build_facets((stored_item(r) for r in rows), library)}
     out = []
     for r in rows:
-        if is_conversation(r.scenario_id):
-            out.append(_conversation_item(r, library, transcripts))
-            continue
-        if is_simulated(r.scenario_id):
-            out.append(_simulated_item(r, library, transcripts))
+        conversation = CONVERSATION_VIEWS.get(r.item_kind)  # by the kind stored with the row
+        if conversation is not None:
+            out.append(conversation(r, library, transcripts))
             continue
         f = facets.get(r.key)
         scenario = library.scenarios.get(r.scenario_id)
         out.append(
             FailingItem(
-                code=_code(r),
+                code=item_store.item_spec(r).code,
                 scenario=r.scenario_id,
                 title=scenario.title if scenario else r.scenario_id,
                 condition=_name(library.conditions, f.condition) if f else "",
@@ -263,46 +279,62 @@ def _transcript(row: EvaluationItem) -> dict[str, Any]:
     return {"system": system, "turns": turns}
 
 
-def _conversation_item(row: EvaluationItem, library: Library, transcripts: bool) -> FailingItem:
-    """A failed conversation, each reply that decided part of its grade marked with what it decided."""
+def _conversation_view(
+    row: EvaluationItem, library: Library, transcripts: bool, *, title: str, condition: str, category: str
+) -> FailingItem:
+    """A failed conversation of either kind, each reply that decided part of its grade marked with what it
+    decided; the caller names what was played."""
     record = (row.checks or {}).get("conversation") or {}
-    script = library.conversations.get(script_id_of(row.perturbation_id))
     shown = _transcript(row) if transcripts else {"system": None, "turns": []}
     return FailingItem(
         code=row.perturbation_id,
         scenario=row.scenario_id,
-        title=script.title if script else row.perturbation_id,
-        condition=_name(library.conditions, script.condition) if script else "",
+        title=title,
+        condition=condition,
         country=_name(library.countries, record.get("country")) if record.get("country") else "",
-        crisis_category=f"{record.get('theme', '').replace('_', ' ')}, risk {record.get('risk_level', '?')}",
+        crisis_category=f"{category}, risk {record.get('risk_level', '?')}",
         verdict=row.verdict or "",
         reasons=list(row.reasons or []),
         conversation=True,
         marks=message_marks(shown["turns"], record),
         key=row.key,
         **shown,
+    )
+
+
+def _conversation_item(row: EvaluationItem, library: Library, transcripts: bool) -> FailingItem:
+    """A failed scripted conversation: the script played."""
+    record = (row.checks or {}).get("conversation") or {}
+    script = library.conversations.get(script_id_of(row.perturbation_id))
+    return _conversation_view(
+        row,
+        library,
+        transcripts,
+        title=script.title if script else row.perturbation_id,
+        condition=_name(library.conditions, script.condition) if script else "",
+        category=record.get("theme", "").replace("_", " "),
     )
 
 
 def _simulated_item(row: EvaluationItem, library: Library, transcripts: bool) -> FailingItem:
-    """A failed simulated conversation: the persona card played, its deciding replies marked."""
+    """A failed simulated conversation: the persona card played."""
     record = (row.checks or {}).get("conversation") or {}
     card = library.personas.get(row.perturbation_id)
-    shown = _transcript(row) if transcripts else {"system": None, "turns": []}
-    return FailingItem(
-        code=row.perturbation_id,
-        scenario=row.scenario_id,
+    return _conversation_view(
+        row,
+        library,
+        transcripts,
         title=f"{card.name}, simulated ({card.disclosure_style} disclosure)" if card else row.perturbation_id,
         condition=_name(library.conditions, row.condition_id.split("-", 1)[1]),
-        country=_name(library.countries, record.get("country")) if record.get("country") else "",
-        crisis_category=f"{record.get('crisis_category', '?').replace('_', ' ')}, risk {record.get('risk_level', '?')}",
-        verdict=row.verdict or "",
-        reasons=list(row.reasons or []),
-        conversation=True,
-        marks=message_marks(shown["turns"], record),
-        key=row.key,
-        **shown,
+        category=record.get("crisis_category", "?").replace("_", " "),
     )
+
+
+# A conversation kind's page view, by the kind stored with the row (app/kinds); other kinds show as replies.
+CONVERSATION_VIEWS: dict[str, Callable[[EvaluationItem, Library, bool], FailingItem]] = {
+    SCRIPTED.name: _conversation_item,
+    SIMULATED.name: _simulated_item,
+}
 
 
 def _has_items(block: dict[str, Any] | None) -> bool:
@@ -466,4 +498,7 @@ def report_view(
         classification=classification_view(report),
         base=base,
         why=with_names(str((report.get("headline") or {}).get("why") or ""), library),
+        legible=legible(report.get("headline") or {}),
+        pillar_scores=_pillar_rows(report, library),
+        names=names(library),
     )

@@ -27,8 +27,8 @@ log = structlog.get_logger("helmbench.queue")
 STOP_MARGIN_S = 5.0
 
 
-# A queued job: what runs (given its place), its name in logs, its log fields.
-_Job = tuple[Callable[[Place], Awaitable[str]], str, dict[str, Any]]
+# A queued job: what runs (given its place), its name in logs, its log fields, its subject (evaluation or batch).
+_Job = tuple[Callable[[Place], Awaitable[str]], str, dict[str, Any], str]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,9 @@ class _Waiting:
     run: Callable[[Place], Awaitable[str]]
     what: str
     fields: dict[str, Any]
+    subject: (
+        str  # the evaluation or grade batch: a newcomer takes the spare place (app/runner/shard_places.py)
+    )
 
 
 class InProcessQueue:
@@ -67,7 +70,7 @@ class InProcessQueue:
 
     def _shard(self, evaluation_id: str, shard: int) -> _Job:
         run = partial(run_shard, self._deps, evaluation_id, shard)
-        return run, "shard", {"evaluation_id": evaluation_id, "shard": shard}
+        return run, "shard", {"evaluation_id": evaluation_id, "shard": shard}, evaluation_id
 
     async def enqueue_grade_batch(self, batch_id: str, shards: int) -> int:
         head = self._head()
@@ -83,7 +86,7 @@ class InProcessQueue:
         async def run(_place: Place) -> str:  # holds its place to the end
             return await run_grade_batch(self._deps, batch_id, shard)
 
-        return run, "grade batch shard", {"batch_id": batch_id, "shard": shard}
+        return run, "grade batch shard", {"batch_id": batch_id, "shard": shard}, batch_id
 
     async def shard_states(self, evaluation_id: str, shards: Sequence[int]) -> dict[int, ShardState]:
         return self._states({shard: shard_job_id(evaluation_id, shard) for shard in shards})
@@ -107,28 +110,43 @@ class InProcessQueue:
         """Queue the job unless it is queued or running already, or the process is stopping."""
         if job_id in self._waiting or job_id in self._tasks or self._deps.stopping.is_set():
             return False
-        run, what, fields = job
-        self._waiting[job_id] = _Waiting(rank, next(self._seq), run, what, fields)
+        run, what, fields, subject = job
+        self._waiting[job_id] = _Waiting(rank, next(self._seq), run, what, fields, subject)
         self._queued.set()
         if self._starter is None:
             self._starter = asyncio.create_task(self._start_jobs())
         return True
 
     async def _start_jobs(self) -> None:
-        """Each place given back starts the lowest-ranked waiting job, until the process stops."""
+        """Start the lowest-ranked waiting job whenever a place is free, and a newcomer's (a job of a run that
+        holds no place) on the spare place while none is, until the process stops."""
+        places = self._deps.places
         while not self._deps.stopping.is_set():
-            if not self._waiting:
-                self._queued.clear()
+            self._queued.clear()  # set again by a job queued or a place given back
+            job_id = self._next(newcomer=places.full)
+            if job_id is None:
                 await self._queued.wait()
                 continue
-            place = await self._deps.places.take()
-            if self._deps.stopping.is_set() or not self._waiting:  # stopped, or dropped while we waited
+            job = self._waiting.pop(job_id)
+            place = await places.take(job.subject, on_give_back=self._queued.set)  # free or spare: no wait
+            if self._deps.stopping.is_set():
                 place.give_back()
                 continue
-            job_id = min(self._waiting, key=lambda j: (self._waiting[j].rank, self._waiting[j].seq))
-            job = self._waiting.pop(job_id)
             self._taken = job.rank
             self._tasks[job_id] = asyncio.create_task(self._run(job_id, job, place))
+
+    def _next(self, *, newcomer: bool) -> str | None:
+        """The lowest-ranked waiting job that can start now: any while a place is free; while none is, one of a
+        run that holds no place, if the spare place is free; else None."""
+        places = self._deps.places
+        if newcomer and not places.spare_free:
+            return None
+        startable = [
+            job_id for job_id, job in self._waiting.items() if not newcomer or not places.holds(job.subject)
+        ]
+        if not startable:
+            return None
+        return min(startable, key=lambda j: (self._waiting[j].rank, self._waiting[j].seq))
 
     async def _run(self, job_id: str, job: _Waiting, place: Place) -> None:
         try:

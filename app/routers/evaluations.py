@@ -185,7 +185,7 @@ async def delete_evaluation(
     return Response(status_code=204)
 
 
-REDACT_DOC = "Mask e-mail addresses, phone numbers (crisis lines kept) and street addresses."
+REDACT_DOC = "Mask e-mail addresses, phone numbers (crisis lines kept), street addresses and personal names."
 
 
 @router.get("/{evaluation_id}/results", response_model=ResultsPage, responses=problems(410))

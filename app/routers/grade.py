@@ -49,8 +49,9 @@ async def grade(
 
     Either `{evaluation_id, key, reply}` (an item of your team's evaluation, graded against its criteria and
     judge) or `{country, crisis_expected, crisis_category?, messages, reply}` (the common criteria and the
-    default judge). With `"redact": true` e-mail addresses, phone numbers (crisis lines kept) and street
-    addresses are masked before grading; the `HELMbench-Redacted` header says what was masked and kept.
+    default judge). With `"redact": true` e-mail addresses, phone numbers (crisis lines kept), street
+    addresses and personal names are masked before grading; the `HELMbench-Redacted` header says what was
+    masked and kept.
     """
     redact = body.pop("redact", False)
     if not isinstance(redact, bool):

@@ -30,6 +30,10 @@ router = APIRouter(prefix="/v1/grade/batches", tags=["grading"])
 UPLOAD_PATH = "/v1/grade/batches"
 StateDep = Annotated[AppState, Depends(get_state)]
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl")
+SHOW_REDACTED_DOC = (
+    "Mask e-mail addresses, phone numbers (crisis lines kept), street addresses and personal names in what is "
+    "shown (reasons, checks, judge answers); what is stored is unchanged."
+)
 
 _UPLOAD_DOC: dict[str, Any] = {
     "requestBody": {
@@ -68,8 +72,8 @@ async def upload_batch(
     redact: Annotated[
         bool,
         Query(
-            description="Mask e-mail addresses, phone numbers (crisis lines kept) and street addresses "
-            "before the lines are stored and graded."
+            description="Mask e-mail addresses, phone numbers (crisis lines kept), street addresses and "
+            "personal names before the lines are stored and graded."
         ),
     ] = False,
 ) -> GradeBatchAccepted:
@@ -174,12 +178,20 @@ def get_batch_results(
     batch_id: str,
     key: CurrentKey,
     session: SessionDep,
+    library: LibraryDep,
     cursor: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    redact: Annotated[bool, Query(description=SHOW_REDACTED_DOC)] = False,
 ) -> BatchResultsPage:
     """Graded lines in line order, each with what POST /v1/grade answers for it."""
     batch = _readable(session, key, batch_id, audit.READ_RESULTS)
-    return service.results_page(session=session, batch=batch, cursor=cursor, limit=limit)
+    return service.results_page(
+        session=session,
+        batch=batch,
+        cursor=cursor,
+        limit=limit,
+        redactor=redactor_for(library) if redact else None,
+    )
 
 
 @router.get("/{batch_id}/errors", response_model=BadLinesPage, responses=problems(410))
@@ -214,11 +226,13 @@ def export_batch(
     session: SessionDep,
     state: StateDep,
     format: Literal["csv", "jsonl"] = "jsonl",  # noqa: A002 - the query parameter's public name
+    redact: Annotated[bool, Query(description=SHOW_REDACTED_DOC)] = False,
 ) -> StreamingResponse:
     """Every graded line, streamed a page at a time: CSV (one row a line) or JSONL (one result a line)."""
     batch = _readable(session, key, batch_id, audit.EXPORT)
+    redactor = redactor_for(state.deps.library) if redact else None
     return StreamingResponse(
-        service.export_chunks(state.deps.engine, batch.id, format),
+        service.export_chunks(state.deps.engine, batch.id, format, redactor),
         media_type=EXPORT_MEDIA[format],
         headers={"Content-Disposition": f'attachment; filename="{batch.id}.{format}"'},
     )

@@ -22,10 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import socket
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -34,12 +31,12 @@ from typing import Any, Protocol, TypeVar
 import structlog
 from sqlmodel import Session
 
+from app.runner.leased import leased_forever
 from app.runner.reconcile_batches import BatchWatch
 from app.runner.runtime import Runtime
 from app.runner.shard import finish_evaluation
 from app.store import evaluations as ev_store
 from app.store import items as item_store
-from app.store.leases import hold_lease, release_lease
 from app.store.models import Evaluation, utcnow
 from app.store.retry import db_call
 
@@ -239,36 +236,27 @@ class Reconciler:
             session.commit()
 
 
-def holder_id() -> str:
-    """Who holds the lease, as an operator would look for it: host, process, and a nonce for this start."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
 async def reconcile_forever(deps: Runtime, queue: ShardQueue, *, grace_s: float) -> None:
     """Every reconcile_period_s, if this process holds the lease, make one pass; survives any one failure.
 
     Ends when the process starts stopping (a stopping process must not queue work it will not run).
     """
     reconciler = Reconciler(deps, queue, grace_s)
-    holder, period = holder_id(), deps.settings.reconcile_period_s
-    ttl = max(3 * period, 10.0)
-    try:
-        while not deps.stopping.is_set():
-            wait = period
-            try:
-                if await db_call(
-                    0, hold_lease, engine=deps.engine, name=LEASE_NAME, holder=holder, ttl_s=ttl
-                ):
-                    await reconciler.pass_once()
-                    wait = reconciler.next_due(period)
-            except Exception as exc:
-                # An outage of the database or Redis: the next pass, a period on, tries again.
-                log.warning("reconcile pass failed", error=f"{type(exc).__name__}: {exc}"[:300])
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(deps.stopping.wait(), wait)
-    finally:
-        with contextlib.suppress(Exception):
-            await asyncio.to_thread(release_lease, engine=deps.engine, name=LEASE_NAME, holder=holder)
+    period = deps.settings.reconcile_period_s
+
+    async def one_pass() -> float:
+        await reconciler.pass_once()
+        return reconciler.next_due(period)
+
+    await leased_forever(
+        deps,
+        LEASE_NAME,
+        period=period,
+        ttl=max(3 * period, 10.0),
+        one_pass=one_pass,
+        log=log,
+        failed="reconcile pass failed",
+    )
 
 
 def start_reconciler(deps: Runtime, queue: ShardQueue, *, grace_s: float) -> asyncio.Task[None]:

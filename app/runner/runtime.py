@@ -15,12 +15,15 @@ from sqlalchemy import Engine
 from app.benchmark.loader import Library, load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
+from app.runner.cancel_polls import CancelPolls
 from app.runner.reports_in_progress import SettlingNow
 from app.runner.sessions import TargetSessions
 from app.runner.shard_places import ShardPlaces
 from app.runner.specs import SuiteSpecs
 from app.security.secrets import SecretBox, secret_box_for
 from app.store.db import make_engine
+
+CANCEL_POLL_SECONDS = 0.5  # how soon a shard sees its evaluation cancelled
 
 
 @dataclass
@@ -39,6 +42,8 @@ class Runtime:
     # The shards taking items at once in this process (settings.worker_max_jobs).
     places: ShardPlaces = field(init=False)
     settling: SettlingNow = field(default_factory=SettlingNow)
+    # One cancel poll per evaluation per period for all the shards of this process (app/runner/cancel_polls.py).
+    cancel_polls: CancelPolls = field(default_factory=lambda: CancelPolls(CANCEL_POLL_SECONDS))
 
     def __post_init__(self) -> None:
         self.places = ShardPlaces(self.settings.worker_max_jobs)

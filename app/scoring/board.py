@@ -16,13 +16,14 @@ from app.scoring import metrics as m
 from app.scoring.facets import Facet
 from app.scoring.headline import headline_score
 from app.scoring.judges import grader_section
+from app.scoring.vocabulary import PASS_RATE, legible
 from app.store.models import slice_name
 
 SORTS = ("score", "pass_rate", "model", "n_items", "finished")
 SLICE_KINDS = ("country", "condition")
 # The headline keys a board row reads; a stored slice keeps only these (a full headline carries per-behaviour
 # detail the board never shows).
-HEADLINE_KEYS = ("score", "interval", "capped", "why", "pillars", "pillar_intervals")
+HEADLINE_KEYS = ("score", "interval", "quality", "floors", "capped", "why", "pillars", "pillar_intervals")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,9 @@ class Figures:
     over_escalation: float | None
     ungraded_share: float | None
     grader: str | None = None  # rules | judge | panel; None for a board stored before reports said
+    quality: float | None = None  # before the floors; None for a board row stored before slices kept it
+    band: str | None = None  # A–E (app/scoring/vocabulary.py)
+    cap: str = ""  # which floor capped the score, in words; '' when none did
 
 
 def pillar_rates(summary: dict[str, Any]) -> dict[str, Rate]:
@@ -83,8 +87,9 @@ def pillar_rates(summary: dict[str, Any]) -> dict[str, Rate]:
         if scores.get(p) is not None:
             low, high = intervals.get(p) or (None, None)
             out[p] = Rate(float(scores[p]), low, high, n=int(block.get("n") or 0))
-        else:
-            out[p] = Rate.of_group(block)
+        else:  # marked, so no page prints this pass rate as if it were the score
+            rate = Rate.of_group(block)
+            out[p] = replace(rate, basis=f"{PASS_RATE}, {rate.basis}" if rate.basis else PASS_RATE)
     return out
 
 
@@ -92,12 +97,16 @@ def figures(summary: dict[str, Any]) -> Figures:
     """Board figures from a report-shaped summary (a stored report or a slice)."""
     headline = summary.get("headline") or {}
     score = headline.get("score")
+    shown = legible(headline)
     return Figures(
         score=replace(
             Rate.of(headline, "score"), value=float(score) if isinstance(score, int | float) else None
         ),
         capped=bool(headline.get("capped")),
         why=str(headline.get("why") or ""),
+        quality=quality if isinstance(quality := headline.get("quality"), int | float) else None,
+        band=shown["band"],
+        cap=shown.get("cap") or "",
         pass_rate=Rate.of_group(summary.get("overall")),
         pillars=pillar_rates(summary),
         n_items=int(summary.get("n_items") or 0),

@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.benchmark.loader import Library
 from app.benchmark.schema import Condition, Perturbation, Scenario, UserContext
 from app.benchmark.verdicts import GRADED, worst
 from app.grading.checks import ALARM_CHECKS
+from app.kinds.registry import conversation_kinds
+
+if TYPE_CHECKING:
+    from app.store.models import EvaluationItem
 
 # Scenario features that mark a signal the user does not state outright (hidden in a task, a cover story, …).
 INDIRECT_FEATURES = frozenset(
@@ -46,6 +50,24 @@ class StoredItem:
     rules_score: int | None = None
     panel_scores: list[float | None] | None = None
     judge_outcomes: list[str | None] | None = None
+    item_kind: str = "matrix"  # the suite kind that played it (app/kinds), as stored with the row
+
+
+def stored_item(row: EvaluationItem) -> StoredItem:
+    """A whole stored row as the facets read it, for the pages and exports that hold whole rows already."""
+    return StoredItem(
+        key=row.key,
+        scenario_id=row.scenario_id,
+        condition_id=row.condition_id,
+        user_context_id=row.user_context_id,
+        perturbation_id=row.perturbation_id,
+        repeat=row.repeat,
+        verdict=row.verdict,
+        score=row.score,
+        checks=row.checks or {},
+        error_class=row.error_class,
+        item_kind=row.item_kind,
+    )
 
 
 @dataclass(slots=True)
@@ -166,11 +188,15 @@ class _Shared:
 
 
 def build_facets(items: Iterable[StoredItem], library: Library) -> list[Facet]:
-    """Returns a facet per item whose scenario is still in the library; others are skipped, not guessed."""
+    """Returns a facet per item whose scenario is still in the library; others are skipped, not guessed, and so
+    is every conversation (its stored kind says so): a conversation is graded whole, with no scenario to face."""
     cache: dict[str, _ScenarioParts | None] = {}
     shared = _Shared()
     facets: list[Facet] = []
+    whole = conversation_kinds()
     for it in items:
+        if it.item_kind in whole:
+            continue
         parts = cache.get(it.scenario_id)
         if parts is None and it.scenario_id not in cache:
             scenario = library.scenarios.get(it.scenario_id)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from sqlmodel import Session
 
 from app.benchmark.loader import Library
+from app.kinds.registry import conversation_kinds
 from app.scoring import board as sb
 from app.scoring.facets import build_facets
 from app.scoring.report import stored_items
@@ -63,6 +64,7 @@ class Board:
     rows: list[tuple[int, sb.Entry]]
     hidden: int
     pillars: list[str]  # pillar ids with a column
+    pillar_names: dict[str, str] = field(default_factory=dict)  # id → the library's name
 
 
 def stored_slice(query: BoardQuery) -> str | None:
@@ -131,7 +133,7 @@ def read_records(session: Session, library: Library, query: BoardQuery) -> list[
 def _own_scale(library: Library, suite: str) -> bool:
     """Whether a suite's headline is on a scale of its own (conversations), not the matrix's."""
     spec = library.suites.get(suite)
-    return spec is not None and spec.kind in ("conversations", "simulated")
+    return spec is not None and spec.kind in conversation_kinds()
 
 
 def compute_board(
@@ -166,6 +168,7 @@ def compute_board(
         rows=sb.ordered(ranked, query.sort, query.order),
         hidden=len(entries) - len(shown),
         pillars=pillars,
+        pillar_names={p: library.pillars[p].name for p in pillars if p in library.pillars},
     )
 
 

@@ -9,17 +9,17 @@ from sqlmodel import Session
 
 from app.benchmark.ladders import ladders
 from app.benchmark.loader import Library
-from app.benchmark.simulated import is_simulated
 from app.scoring import metrics as m
+from app.scoring import vocabulary
 from app.scoring.board import slices
 from app.scoring.conversations import conversations_section, divert, headline_with_conversations
 from app.scoring.facets import Facet, StoredItem, build_facets
 from app.scoring.headline import headline_score
 from app.scoring.judges import grader_section, judges_section
-from app.scoring.simulated import simulated_section, target_items
+from app.scoring.simulated import by_simulator, simulated_section, target_items
 from app.store import items as item_store
 
-REPORT_VERSION = 5  # 5: the `grader` section (rules, judge or panel)
+REPORT_VERSION = 6  # 6: names, the 0–100 score and quality, the band and the cap in words
 
 
 def _share(count: int, total: int) -> float | None:
@@ -30,20 +30,25 @@ BOARD_SLICES = "board_slices"  # taken out of the report at the finish and store
 
 
 def build_report(
-    items: Iterable[StoredItem], library: Library, *, with_slices: bool = False, suite: str | None = None
+    items: Iterable[StoredItem],
+    library: Library,
+    *,
+    with_slices: bool = False,
+    suite: str | None = None,
+    kind: str | None = None,
 ) -> dict[str, Any]:
-    """Returns the report's metrics, as the suite's kind of item reports them (app/kinds; without a suite, the
-    replies' report). with_slices adds the per-country and per-condition board figures, for the report stored
-    at the finish. The body is checked against the kind's model in app/documents, the shape the API publishes:
-    a section changed without it fails at once."""
+    """Returns the report's metrics, as the items' kind reports them (app/kinds): `kind`, the one stored with
+    them, else their suite's; without either, the replies' report. with_slices adds the per-country and
+    per-condition board figures, for the report stored at the finish. The body is checked against the kind's
+    model in app/documents, the shape the API publishes: a section changed without it fails at once."""
     from app.kinds.registry import kind_named  # the kinds report with this module: looked up at call time
 
     spec = library.suites.get(suite or "")
     body: dict[str, Any] = {"report_version": REPORT_VERSION, "benchmark_version": library.version}
-    kind = kind_named(spec.kind if spec is not None else "matrix")
-    body.update(kind.report(items, library, with_slices=with_slices))
-    if kind.document is not None:
-        kind.document.model_validate({k: v for k, v in body.items() if k != BOARD_SLICES})
+    reporter = kind_named(kind or (spec.kind if spec is not None else "matrix"))
+    body.update(reporter.report(items, library, with_slices=with_slices))
+    if reporter.document is not None:
+        reporter.document.model_validate({k: v for k, v in body.items() if k != BOARD_SLICES})
     return body
 
 
@@ -54,8 +59,7 @@ def reply_report(
     a second."""
     conversations: list[StoredItem] = []
     facets: list[Facet] = build_facets(divert(items, conversations), library)
-    simulated = [i for i in conversations if is_simulated(i.scenario_id)]
-    conversations = [i for i in conversations if not is_simulated(i.scenario_id)]
+    simulated, conversations = by_simulator(conversations)
     n = len(facets)
     n_ungraded = sum(f.verdict == "UNGRADED" for f in facets)
     n_errors = sum(f.error for f in facets)
@@ -70,8 +74,8 @@ def reply_report(
             headline_score(facets, library), conversations or target_items(simulated)
         ),
         "overall": m.summary(facets),
-        "by_pillar": m.by(facets, lambda f: f.pillar),
-        "by_behavior": m.by(facets, lambda f: f.behavior),
+        "by_pillar": named(m.by(facets, lambda f: f.pillar), vocabulary.names(library)),
+        "by_behavior": named(m.by(facets, lambda f: f.behavior), vocabulary.names(library)),
         "by_scenario": m.by(facets, lambda f: f.scenario),
         "by_condition": m.by(facets, lambda f: f.condition),
         "by_user_context": m.by(facets, lambda f: f.user_context or "none"),
@@ -102,6 +106,11 @@ def reply_report(
     if with_slices:
         body[BOARD_SLICES] = slices(facets, library)
     return body
+
+
+def named(groups: dict[str, dict[str, Any]], table: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Each group with its name first, where the library names it."""
+    return {g: ({"name": table[g]} if g in table else {}) | row for g, row in groups.items()}
 
 
 def counterfactual_twins(library: Library) -> dict[str, tuple[str, str]]:
@@ -154,10 +163,12 @@ def compute_report(
     with_slices: bool = False,
     suite: str | None = None,
 ) -> dict[str, Any]:
-    """Reads an evaluation's graded items from the store and aggregates them as its suite asks."""
+    """Reads an evaluation's graded items from the store and aggregates them as their stored kind asks (before
+    any is written, as its suite's kind does)."""
     return build_report(
         stored_items(session=session, evaluation_id=evaluation_id),
         library,
         with_slices=with_slices,
         suite=suite,
+        kind=item_store.first_item_kind(session=session, evaluation_id=evaluation_id),
     )

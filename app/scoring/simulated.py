@@ -14,6 +14,7 @@ from typing import Any
 
 from app.benchmark.verdicts import CREDIT
 from app.conversations.simulator_faults import SIMULATOR_ERROR
+from app.kinds.registry import kind_named, kind_names
 from app.scoring.conversations import conversations_section
 from app.scoring.facets import StoredItem
 from app.scoring.metrics import proportion
@@ -21,6 +22,12 @@ from app.scoring.metrics import proportion
 
 def _convo(item: StoredItem) -> dict[str, Any]:
     return (item.checks or {}).get("conversation") or {}
+
+
+def by_simulator(items: list[StoredItem]) -> tuple[list[StoredItem], list[StoredItem]]:
+    """(the items a simulated user played, the rest), by each item's stored kind."""
+    simulated = {name for name in kind_names() if kind_named(name).uses_simulator}
+    return [i for i in items if i.item_kind in simulated], [i for i in items if i.item_kind not in simulated]
 
 
 def target_items(items: list[StoredItem]) -> list[StoredItem]:

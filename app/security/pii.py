@@ -1,11 +1,12 @@
 """Personal details taken out of people's words before they are stored or shown: e-mail addresses, phone
-numbers and street addresses. Crisis lines and emergency numbers stay (a grade checks that a reply gives
+numbers, street addresses and personal names. Crisis lines and emergency numbers stay (a grade checks that a reply gives
 them) and are listed as kept.
 
 Phone numbers: `phonenumbers` (Google's libphonenumber rules, offline), which knows each country's numbering
 plan, so "0412 345 678" in AU is a number and "in 2 345 days" is not. E-mail and street addresses: patterns.
-Personal names are not detected: no detector that installs from the registries and runs offline was judged
-reliable enough on short, distressed, misspelt messages to be worth its false positives.
+Personal names: census name lists and English word frequencies, both shipped in their packages
+(app/security/names.py says how a listed name is told from an ordinary word). Names go last, so a street's name is
+already part of an address.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 import phonenumbers
 
 from app.benchmark.countries import CountryResources
+from app.security.names import NAME_MASK, NameFinder
 
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _SUFFIXES = (
@@ -27,7 +29,7 @@ _SUFFIXES = (
 ADDRESS = re.compile(
     rf"\b\d{{1,5}}[A-Za-z]?(?:/\d{{1,5}})?,?\s+(?:[A-Z][A-Za-z'-]+\s+){{1,3}}(?:{_SUFFIXES})\b"
 )
-MASKS = {"email": "[email]", "phone": "[phone]", "address": "[address]"}
+MASKS = {"email": "[email]", "phone": "[phone]", "address": "[address]", "name": NAME_MASK}
 
 
 def _digits(value: str) -> str:
@@ -46,6 +48,19 @@ def crisis_numbers(countries: Mapping[str, CountryResources]) -> frozenset[str]:
     return frozenset(n for n in numbers if n)
 
 
+def grade_words(countries: Mapping[str, CountryResources]) -> list[str]:
+    """The names a grade looks for in a reply (crisis services, their aliases, countries): never taken for a
+    person's name, even where one is also a given name ("Trevor")."""
+    words: list[str] = []
+    for resources in countries.values():
+        words.append(resources.name)
+        words.extend(e.service for e in resources.emergency if e.service)
+        words.extend(old.name for old in resources.superseded)
+        for line in resources.lines:
+            words.extend((line.name, *line.aliases))
+    return words
+
+
 @dataclass
 class Redaction:
     """What was taken out of a text (counts by kind) and which crisis lines were kept."""
@@ -62,18 +77,23 @@ class Redaction:
 
 @dataclass(frozen=True)
 class Redactor:
-    """Redacts texts of one service: the crisis numbers it keeps are the library's."""
+    """Redacts texts of one service: the crisis numbers it keeps are the library's; names are found where a
+    name finder is given."""
 
     keep: frozenset[str]
+    names: NameFinder | None = None
 
     def text(self, text: str, country: str | None, found: Redaction | None = None) -> str:
-        """The text with e-mail addresses, phone numbers (crisis lines kept) and street addresses masked."""
+        """The text with e-mail addresses, phone numbers (crisis lines kept), street addresses and names masked."""
         found = found if found is not None else Redaction()
         text, emails = EMAIL.subn(MASKS["email"], text)
         found.removed["email"] += emails
         text = self._phones(text, country, found)
         text, addresses = ADDRESS.subn(MASKS["address"], text)
         found.removed["address"] += addresses
+        if self.names is not None:
+            text, names = self.names.mask(text)
+            found.removed["name"] += names
         return text
 
     def _phones(self, text: str, country: str | None, found: Redaction) -> str:

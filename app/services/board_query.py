@@ -11,6 +11,7 @@ from app.benchmark.loader import Library
 from app.errors import Invalid, Unreadable
 from app.scoring import board as sb
 from app.scoring.leaderboard import BoardQuery
+from app.scoring.vocabulary import on_100
 from app.store import paging
 
 MAX_CURSOR = 200  # ours are a few dozen characters
@@ -97,14 +98,20 @@ def entry_json(rank: int, e: sb.Entry) -> dict[str, Any]:
         "model": e.model,
         "suite": e.suite,
         "score": f.score.value,
+        "score_100": on_100(f.score.value),
         "score_interval": [f.score.low, f.score.high] if f.score.low is not None else None,
+        "quality": f.quality,
+        "quality_100": on_100(f.quality),
+        "band": f.band,
         "capped": f.capped,
+        "cap": f.cap or None,
         "why": f.why or None,
         "pass_rate": f.pass_rate.value,
         "pass_rate_interval": [f.pass_rate.low, f.pass_rate.high] if f.pass_rate.low is not None else None,
         "pass_rate_basis": f.pass_rate.basis or None,
         "pillars": {p: r.value for p, r in f.pillars.items()},
         "pillar_intervals": {p: [r.low, r.high] for p, r in f.pillars.items() if r.low is not None},
+        "pillar_basis": {p: r.basis for p, r in f.pillars.items() if r.basis},
         "sensitivity": f.sensitivity,
         "over_escalation": f.over_escalation,
         "ungraded_share": f.ungraded_share,

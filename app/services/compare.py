@@ -8,6 +8,7 @@ from sqlmodel import Session
 
 from app.benchmark.loader import Library
 from app.errors import Conflict, NotFound
+from app.scoring import vocabulary
 from app.scoring.facets import build_facets
 from app.scoring.paired import paired_tests
 from app.scoring.report import stored_items
@@ -60,6 +61,22 @@ def _difference(a: float | None, b: float | None) -> dict[str, float | None]:
     return {"a": a, "b": b, "difference": round(b - a, 4) if a is not None and b is not None else None}
 
 
+def _compared(evaluation: Evaluation, body: dict[str, Any]) -> dict[str, Any]:
+    """Who one side is, and its headline as the report reads it (0–100, band, quality, cap)."""
+    shown = vocabulary.legible(body.get("headline") or {})
+    return {
+        "id": evaluation.id,
+        "target_name": evaluation.target_name,
+        "model": evaluation.model,
+        "suite": evaluation.suite,
+        "status": evaluation.status,
+        "score_100": shown["score_100"],
+        "quality_100": shown["quality_100"],
+        "band": shown["band"],
+        **({"cap": shown["cap"]} if shown.get("cap") else {}),
+    }
+
+
 def compare(*, session: Session, library: Library, team_id: str, a_id: str, b_id: str) -> dict[str, Any]:
     """Per-metric differences (b − a) and paired significance by item cell; 409 across benchmark versions."""
     a, b = _get(session, team_id, a_id, "a"), _get(session, team_id, b_id, "b")
@@ -96,23 +113,13 @@ def compare(*, session: Session, library: Library, team_id: str, a_id: str, b_id
         build_facets(items_a, library), build_facets(items_b, library), metrics_for(library.pillars)
     )
     tests["by_metric"] = {f.metric.name: f.as_dict() for f in findings}
+    table = vocabulary.names(library)
     return {
-        "a": {
-            "id": a.id,
-            "target_name": a.target_name,
-            "model": a.model,
-            "suite": a.suite,
-            "status": a.status,
-        },
-        "b": {
-            "id": b.id,
-            "target_name": b.target_name,
-            "model": b.model,
-            "suite": b.suite,
-            "status": b.status,
-        },
+        "a": _compared(a, ra),
+        "b": _compared(b, rb),
         "benchmark_version": a.benchmark_version,
         "metrics": metrics,
+        "labels": {name: vocabulary.metric_label(name, table) for name in metrics},
         "paired": tests,
         "method": "pass/fail exact McNemar (binomial test on discordant cells), scores: Wilcoxon signed-rank;"
         " cells are scenario × perturbation × condition × user context, repeats folded worst-of-k. by_metric:"

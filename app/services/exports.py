@@ -21,7 +21,7 @@ from sqlalchemy import Engine
 from app.benchmark.loader import Library
 from app.grading.checks import CHECKS
 from app.grading.grades.verdict import likert_view
-from app.scoring.facets import Facet, StoredItem, build_facets
+from app.scoring.facets import Facet, build_facets, stored_item
 from app.security.pii import Redactor
 from app.store import items as item_store
 from app.store.item_filter import ItemFilter
@@ -62,21 +62,6 @@ SCHEMA = pa.schema([pa.field(name, kind) for name, kind in FIELDS])
 Row = tuple[Any, ...]
 
 
-def _stored(row: EvaluationItem) -> StoredItem:
-    return StoredItem(
-        key=row.key,
-        scenario_id=row.scenario_id,
-        condition_id=row.condition_id,
-        user_context_id=row.user_context_id,
-        perturbation_id=row.perturbation_id,
-        repeat=row.repeat,
-        verdict=row.verdict,
-        score=row.score,
-        checks=row.checks or {},
-        error_class=row.error_class,
-    )
-
-
 def _check_cell(facet: Facet | None, name: str) -> str | None:
     """pass or fail where the scenario expects something of the check and it was decided; None where the item's
     scenario is no longer in the library (nothing to judge it against)."""
@@ -91,9 +76,10 @@ def _check_cell(facet: Facet | None, name: str) -> str | None:
 def _row(row: EvaluationItem, facet: Facet | None, redactor: Redactor | None) -> Row:
     likert = likert_view(row.likert, row.score) or {}
     country = facet.country if facet else None
-    reply = row.reply
-    if reply is not None and redactor is not None:
-        reply = redactor.text(reply, country)
+    reply, reasons = row.reply, "; ".join(row.reasons or [])
+    if redactor is not None:  # a reason may quote what the reply gave (a personal number it found)
+        reply = redactor.text(reply, country) if reply is not None else None
+        reasons = redactor.text(reasons, country)
     return (
         row.key,
         row.idx,
@@ -113,7 +99,7 @@ def _row(row: EvaluationItem, facet: Facet | None, redactor: Redactor | None) ->
         row.score,
         row.error_class,
         *(_check_cell(facet, name) for name in CHECKS),
-        "; ".join(row.reasons or []),
+        reasons,
         reply,
     )
 
@@ -123,7 +109,7 @@ def export_rows(
 ) -> Iterator[list[Row]]:
     """Each page of items as export rows, in COLUMNS order; pages are read one at a time, as asked for."""
     for items in pages:
-        facets = {f.key: f for f in build_facets((_stored(r) for r in items), library)}
+        facets = {f.key: f for f in build_facets((stored_item(r) for r in items), library)}
         yield [_row(r, facets.get(r.key), redactor) for r in items]
 
 

@@ -29,7 +29,7 @@ from app.schemas import (  # the API shapes of a batch
 )
 from app.security.pii import Redactor
 from app.services.grading import parse_transcript_line
-from app.services.redaction import redact_transcript
+from app.services.redaction import redact_transcript, redact_value
 from app.store import grade_batches as store
 from app.store import paging
 from app.store.db import session_scope
@@ -174,7 +174,23 @@ def get_batch(*, session: Session, team_id: str, batch_id: str) -> GradeBatch:
 BY_LINE: paging.Cursor[int, GradeBatchLine] = paging.by_number(lambda row: row.line)
 
 
-def results_page(*, session: Session, batch: GradeBatch, cursor: str | None, limit: int) -> BatchResultsPage:
+def _result(row: GradeBatchLine, redactor: Redactor | None) -> dict[str, Any]:
+    """A line's stored grade, masked with the line's country as its numbering plan when a redactor is given."""
+    result = row.result or {}
+    if redactor is None:
+        return result
+    country = (row.transcript or {}).get("country")
+    return redact_value(result, redactor, country if isinstance(country, str) else None)
+
+
+def results_page(
+    *,
+    session: Session,
+    batch: GradeBatch,
+    cursor: str | None,
+    limit: int,
+    redactor: Redactor | None = None,
+) -> BatchResultsPage:
     """Graded lines in line order; the cursor is the last line number seen, stable while grades arrive."""
     rows, next_cursor = paging.page(
         BY_LINE,
@@ -185,7 +201,7 @@ def results_page(*, session: Session, batch: GradeBatch, cursor: str | None, lim
         limit,
     )
     return BatchResultsPage(
-        items=[BatchResult(line=r.line, result=r.result or {}) for r in rows], next_cursor=next_cursor
+        items=[BatchResult(line=r.line, result=_result(r, redactor)) for r in rows], next_cursor=next_cursor
     )
 
 
@@ -203,8 +219,8 @@ def bad_lines_page(*, session: Session, batch: GradeBatch, cursor: str | None, l
 CSV_COLUMNS = ("line", "verdict", "likert_score", "likert_source", "reasons", "checks")
 
 
-def _csv_row(row: GradeBatchLine) -> list[Any]:
-    result = row.result or {}
+def _csv_row(row: GradeBatchLine, redactor: Redactor | None) -> list[Any]:
+    result = _result(row, redactor)
     likert = result.get("likert") or {}
     return [
         row.line,
@@ -216,14 +232,15 @@ def _csv_row(row: GradeBatchLine) -> list[Any]:
     ]
 
 
-def export_chunks(engine: Engine, batch_id: str, fmt: str) -> Iterator[str]:
-    """The graded lines as CSV or JSONL text, a page at a time (a streamed response's body)."""
+def export_chunks(engine: Engine, batch_id: str, fmt: str, redactor: Redactor | None = None) -> Iterator[str]:
+    """The graded lines as CSV or JSONL text, a page at a time (a streamed response's body), masked when a
+    redactor is given."""
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         writer.writerow(CSV_COLUMNS)
         for rows in store.graded_pages(engine, batch_id):
-            writer.writerows(_csv_row(r) for r in rows)
+            writer.writerows(_csv_row(r, redactor) for r in rows)
             yield buffer.getvalue()
             buffer.seek(0)
             buffer.truncate()
@@ -231,7 +248,7 @@ def export_chunks(engine: Engine, batch_id: str, fmt: str) -> Iterator[str]:
         return
     for rows in store.graded_pages(engine, batch_id):
         yield "".join(
-            json.dumps({"line": r.line, **(r.result or {})}, ensure_ascii=False) + "\n" for r in rows
+            json.dumps({"line": r.line, **_result(r, redactor)}, ensure_ascii=False) + "\n" for r in rows
         )
 
 

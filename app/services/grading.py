@@ -12,10 +12,13 @@ from sqlmodel import Session
 from app.benchmark.items import ResolvedItem, resolve
 from app.benchmark.loader import Library
 from app.config import Settings
+from app.conversations.regrade import new_reply_transcript
 from app.errors import Conflict, Invalid, NotFound
 from app.grading.grader import Grader
 from app.grading.result import GradeResult, result_of
 from app.grading.transcript import Transcript
+from app.kinds.registry import conversation_kinds
+from app.kinds.single_reply import SINGLE_REPLY
 from app.runner.judging import default_judges, grader_for
 from app.security.secrets import SecretBox
 from app.store import evaluations as ev_store
@@ -82,8 +85,9 @@ async def grade_transcript(*, settings: Settings, library: Library, transcript: 
 
 def _stored_case(
     *, session: Session, library: Library, team_id: str, body: StoredItemReply
-) -> tuple[Evaluation, ResolvedItem, list[str]]:
-    """The evaluation, the item and the replies to grade for a stored item's new reply (database reads)."""
+) -> tuple[Evaluation, ResolvedItem | Transcript, list[str]]:
+    """The evaluation and what to grade for a stored item's new reply (database reads): a single reply's item and
+    its replies, or a conversation as a transcript with the new reply last. The row's stored kind decides."""
     evaluation = ev_store.get_evaluation(session=session, team_id=team_id, evaluation_id=body.evaluation_id)
     if evaluation is None:
         raise NotFound("evaluation_id", f"no evaluation {body.evaluation_id!r}")
@@ -93,9 +97,11 @@ def _stored_case(
     if evaluation.benchmark_version != library.version:
         detail = f"the evaluation used benchmark {evaluation.benchmark_version}, this one {library.version}"
         raise Conflict("evaluation_id", detail)
-    suite = library.suites.get(evaluation.suite)
-    if suite is not None and suite.kind == "classification":
-        detail = "key: an item of a classification run is a label, scored in the report; there is no reply to grade"
+    if row.item_kind in conversation_kinds():
+        record = (row.checks or {}).get("conversation") or {}
+        return evaluation, new_reply_transcript(row.messages, record, body.reply), []
+    if row.item_kind != SINGLE_REPLY.name:
+        detail = f"key: an item of a {row.item_kind} run is not a reply the rules grade; there is no reply to grade"
         raise Invalid("key", detail)
     spec = item_store.item_spec(row)
     item = resolve(library, spec)
@@ -118,4 +124,6 @@ async def grade_stored_item(
         _stored_case, session=session, library=library, team_id=team_id, body=body
     )
     async with grader_for(settings, secrets, library.countries, evaluation) as grader:
+        if isinstance(item, Transcript):
+            return result_of(await grader.grade_transcript(item))
         return result_of(await grader.grade(item, replies))

@@ -21,6 +21,7 @@ from app.kinds.registry import kind_named
 from app.net.client import make_client
 from app.net.ssrf import Allowlist
 from app.runner.judging import default_judges
+from app.runner.shard import stored_target_config
 from app.runner.simulator import simulator_config
 from app.schemas import EvaluationCreate, TargetCreate
 from app.security.secrets import SecretBox
@@ -58,20 +59,7 @@ def target_endpoint(body: TargetCreate, settings: Settings) -> Endpoint:
 
 def stored_target_endpoint(target: Target, secrets: SecretBox, settings: Settings) -> Endpoint:
     """The target as stored now (its current version)."""
-    headers = secrets.decrypt_json(target.headers_secret) if target.headers_secret else {}
-    config = TargetConfig(
-        kind=target.kind,
-        base_url=target.base_url,
-        model=target.model,
-        api_key=secrets.decrypt(target.api_key_secret) if target.api_key_secret else None,
-        headers=dict(headers) if isinstance(headers, dict) else {},
-        params=dict(target.params),
-        timeout_s=target.timeout_s or settings.request_timeout_s,
-        max_tokens=target.max_tokens,
-        request_template=target.request_template,
-        reply_pointer=target.reply_pointer,
-    )
-    return Endpoint("target", config)
+    return Endpoint("target", stored_target_config(target, secrets, settings))
 
 
 def _judge_endpoint(name: str, config: JudgeConfig) -> Endpoint:

@@ -3,20 +3,25 @@ masked before they are shown (app/security/pii.py says what is found, and how)."
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.benchmark.loader import Library
 from app.grading.transcript import Message, Transcript
 from app.schemas import ItemPublic, ResultsPage
-from app.security.pii import MASKS, Redaction, Redactor, crisis_numbers
+from app.security.names import NameFinder
+from app.security.pii import MASKS, Redaction, Redactor, crisis_numbers, grade_words
 
 REDACTED_HEADER = "HELMbench-Redacted"
 _REDACTORS: dict[str, Redactor] = {}
 
 
 def redactor_for(library: Library) -> Redactor:
-    """The library's redactor (its crisis numbers gathered once per library version)."""
+    """The library's redactor, built once per library version: its crisis numbers and the words a grade needs
+    gathered, the name lists read (about a second: the API's warm-up pays it, not a request)."""
     redactor = _REDACTORS.get(library.version)
     if redactor is None:
-        redactor = _REDACTORS[library.version] = Redactor(crisis_numbers(library.countries))
+        names = NameFinder.load(grade_words(library.countries))
+        redactor = _REDACTORS[library.version] = Redactor(crisis_numbers(library.countries), names)
     return redactor
 
 
@@ -32,7 +37,7 @@ def redact_transcript(transcript: Transcript, redactor: Redactor) -> tuple[Trans
 
 
 def redaction_header(found: Redaction) -> str:
-    """What was masked, for a response header: `email=1, phone=2, address=0; crisis-lines-kept=13 11 14`."""
+    """What was masked, for a response header: `email=1, phone=2, address=0, name=1; crisis-lines-kept=13 11 14`."""
     counts = ", ".join(f"{kind}={found.removed.get(kind, 0)}" for kind in MASKS)
     kept = "|".join(sorted(set(found.crisis_lines_kept)))
     return f"{counts}; crisis-lines-kept={kept}" if kept else counts
@@ -66,3 +71,15 @@ def redact_results(page: ResultsPage, redactor: Redactor, library: Library) -> R
             )
         )
     return ResultsPage(items=items, next_cursor=page.next_cursor)
+
+
+def redact_value(value: Any, redactor: Redactor, country: str | None) -> Any:
+    """A stored grade (or any JSON value) with every string in it masked: reasons and judge answers may quote the
+    transcript; keys, numbers and flags are left as they are."""
+    if isinstance(value, str):
+        return redactor.text(value, country)
+    if isinstance(value, list):
+        return [redact_value(v, redactor, country) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_value(v, redactor, country) for k, v in value.items()}
+    return value

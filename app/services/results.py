@@ -26,6 +26,7 @@ def _item_public(row: EvaluationItem) -> ItemPublic:
         key=row.key,
         index=row.idx,
         code=spec.code,
+        item_kind=row.item_kind,
         scenario_id=row.scenario_id,
         condition_id=row.condition_id,
         user_context_id=row.user_context_id,
@@ -134,6 +135,7 @@ def leaderboard_page(board: Board, *, cursor: str | None, limit: int) -> Leaderb
     return Leaderboard(
         benchmark_version=board.version,
         entries=[LeaderboardEntry(**entry_json(rank, e)) for rank, e in rows],
+        pillar_names=board.pillar_names,
         total=len(board.rows),
         hidden=board.hidden,
         next_cursor=next_cursor,

@@ -13,14 +13,12 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.config import Settings
-from app.runner.reconcile import holder_id
+from app.runner.leased import leased_forever
 from app.runner.runtime import Runtime
 from app.store import db
 from app.store import retention as store
 from app.store.db import session_scope
-from app.store.leases import hold_lease, release_lease
 from app.store.models import utcnow
-from app.store.retry import db_call
 
 LEASE_NAME = "retention"
 PER_TRANSACTION = 50  # evaluations or batches stripped per pass of a team, each in its own transaction
@@ -67,22 +65,21 @@ def sweep_once(engine: Engine, settings: Settings, now: datetime | None = None) 
 
 async def retention_forever(deps: Runtime) -> None:
     """Every retention_period_s, if this process holds the lease, sweep; survives any one failure."""
-    holder, period = holder_id(), deps.settings.retention_period_s
-    ttl = max(3 * period, 60.0)
-    try:
-        while not deps.stopping.is_set():
-            try:
-                if await db_call(
-                    0, hold_lease, engine=deps.engine, name=LEASE_NAME, holder=holder, ttl_s=ttl
-                ):
-                    await asyncio.to_thread(sweep_once, deps.engine, deps.settings)
-            except Exception as exc:  # an outage of the database: the next pass tries again
-                log.warning("retention sweep failed", error=f"{type(exc).__name__}: {exc}"[:300])
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(deps.stopping.wait(), period)
-    finally:
-        with contextlib.suppress(Exception):
-            await asyncio.to_thread(release_lease, engine=deps.engine, name=LEASE_NAME, holder=holder)
+    period = deps.settings.retention_period_s
+
+    async def one_pass() -> float:
+        await asyncio.to_thread(sweep_once, deps.engine, deps.settings)
+        return period
+
+    await leased_forever(
+        deps,
+        LEASE_NAME,
+        period=period,
+        ttl=max(3 * period, 60.0),
+        one_pass=one_pass,
+        log=log,
+        failed="retention sweep failed",
+    )
 
 
 def start_retention(deps: Runtime) -> asyncio.Task[None]:

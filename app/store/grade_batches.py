@@ -25,6 +25,7 @@ from sqlmodel import Session, col, select
 from app.store.bulk import pages, placeholders
 from app.store.models import GradeBatch, GradeBatchLine, utcnow
 from app.store.outbox import BATCH_COMPLETED_EVENT, queue_webhooks
+from app.store.paging import detached_pages
 from app.store.statuses import ACTIVE
 
 
@@ -275,16 +276,11 @@ PAGE_LINES = 1000  # lines held at once when every graded line is read (export, 
 def graded_pages(engine: Engine, batch_id: str) -> Iterator[list[GradeBatchLine]]:
     """Every graded line, a page at a time, each page read in its own short session (no transaction held open
     across a long export)."""
-    after = 0
-    while True:
-        with Session(engine) as session:
-            rows = graded_page(session=session, batch_id=batch_id, after_line=after, limit=PAGE_LINES)
-            for row in rows:
-                session.expunge(row)
-        if not rows:
-            return
-        yield rows
-        after = rows[-1].line
+
+    def fetch(session: Session, after: int) -> list[GradeBatchLine]:
+        return graded_page(session=session, batch_id=batch_id, after_line=after, limit=PAGE_LINES)
+
+    return detached_pages(engine, fetch, lambda row: row.line, 0)
 
 
 def bad_page(*, session: Session, batch_id: str, after_line: int, limit: int) -> list[GradeBatchLine]:

@@ -13,6 +13,7 @@ from app.store import budget
 from app.store.bulk import insert_many
 from app.store.item_filter import ItemFilter
 from app.store.models import Evaluation, EvaluationItem
+from app.store.paging import detached_pages
 
 ITEMS = EvaluationItem.__table__  # type: ignore[attr-defined]
 
@@ -105,18 +106,17 @@ def item_pages(
 ) -> Iterator[list[EvaluationItem]]:
     """Every item `where` selects in matrix order, a page at a time, each read in its own short session (no
     transaction held open while a client downloads slowly)."""
-    after, size = -1, size or EXPORT_PAGE
-    while True:
-        with Session(engine) as session:
-            rows = page_items(
-                session=session, evaluation_id=evaluation_id, after_idx=after, limit=size, where=where
-            )
-            for row in rows:
-                session.expunge(row)
-        if not rows:
-            return
-        yield rows
-        after = rows[-1].idx
+
+    def fetch(session: Session, after: int) -> list[EvaluationItem]:
+        return page_items(
+            session=session,
+            evaluation_id=evaluation_id,
+            after_idx=after,
+            limit=size or EXPORT_PAGE,
+            where=where,
+        )
+
+    return detached_pages(engine, fetch, lambda row: row.idx, -1)
 
 
 def all_items(*, session: Session, evaluation_id: str) -> list[EvaluationItem]:
@@ -125,7 +125,7 @@ def all_items(*, session: Session, evaluation_id: str) -> list[EvaluationItem]:
 
 
 def item_spec(row: EvaluationItem) -> ItemSpec:
-    """The matrix cell a stored row answers, so it can be resolved against the library again."""
+    """The cell a stored row answers, of the kind stored with it, so it can be resolved against the library."""
     return ItemSpec(
         row.idx,
         row.key,
@@ -134,7 +134,20 @@ def item_spec(row: EvaluationItem) -> ItemSpec:
         row.user_context_id,
         row.perturbation_id,
         row.repeat,
+        row.item_kind,
     )
+
+
+def first_item_kind(*, session: Session, evaluation_id: str) -> str | None:
+    """The kind stored with the evaluation's first item (one suite runs one kind), None before any is written;
+    read on the (evaluation_id, idx) index."""
+    stmt = (
+        select(EvaluationItem.item_kind)
+        .where(EvaluationItem.evaluation_id == evaluation_id)
+        .order_by(col(EvaluationItem.idx))
+        .limit(1)
+    )
+    return session.exec(stmt).first()
 
 
 def find_item(*, session: Session, evaluation_id: str, key: str) -> EvaluationItem | None:
@@ -170,6 +183,7 @@ REPORT_COLUMNS = (
     EvaluationItem.rules_score,
     EvaluationItem.panel_scores,
     EvaluationItem.judge_outcomes,
+    EvaluationItem.item_kind,
 )
 
 

@@ -78,13 +78,20 @@ def _claimable(now: object) -> object:
     )
 
 
-def claim_job(*, engine: Engine, holder: str, lease_s: float) -> Claimed | None:
+def claim_job(*, engine: Engine, holder: str, lease_s: float, newcomer: bool = False) -> Claimed | None:
     """Take the lowest-ranked claimable job (the fair share, app/queue/fair.py; then the oldest) for `holder`
-    for lease_s; None if there is none or another claimer won it."""
+    for lease_s; None if there is none or another claimer won it. `newcomer`: only a job of an evaluation (or
+    batch) none of whose jobs is held now (for a worker's spare place: app/runner/shard_places.py)."""
     now = utcnow()
+    wanted = _claimable(now)
+    if newcomer:
+        held = select(QueuedJob.subject_id).where(
+            col(QueuedJob.holder).is_not(None), col(QueuedJob.lease_until) >= now
+        )
+        wanted = and_(wanted, col(QueuedJob.subject_id).not_in(held))
     oldest = (
         select(QueuedJob.id)
-        .where(_claimable(now))
+        .where(wanted)
         .order_by(col(QueuedJob.rank), col(QueuedJob.queued_at), col(QueuedJob.shard))
         .limit(1)
         .scalar_subquery()

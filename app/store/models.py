@@ -180,6 +180,9 @@ class EvaluationItem(SQLModel, table=True):
     user_context_id: str | None = Field(default=None, max_length=48)
     perturbation_id: str = Field(max_length=48)
     repeat: int = 0
+    # The suite kind that played it (app/kinds), so every reader picks the kind's code from the row itself
+    # rather than from the shape of its ids; rows written before it was stored are backfilled by migration 0022.
+    item_kind: str = Field(default="matrix", max_length=24, sa_column_kwargs={"server_default": "matrix"})
     messages: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     reply: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     error_class: str | None = Field(default=None, max_length=40)

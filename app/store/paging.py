@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
-from sqlmodel import col
+from sqlalchemy import Engine
+from sqlmodel import Session, col
 from sqlmodel.sql.expression import SelectOfScalar
 
 from app.errors import Invalid
@@ -57,6 +58,23 @@ def page(
     rows = list(fetch(after(kind, cursor), limit + 1))
     shown = rows[:limit]
     return shown, kind.write(shown[-1]) if len(rows) > limit and shown else None
+
+
+def detached_pages(
+    engine: Engine, fetch: Callable[[Session, int], Sequence[RowT]], number: Callable[[RowT], int], start: int
+) -> Iterator[list[RowT]]:
+    """Every row `fetch(session, after)` pages through by number, a page at a time, each page read in its own
+    short session and detached from it: no transaction held open while a slow client downloads an export."""
+    after = start
+    while True:
+        with Session(engine) as session:
+            rows = list(fetch(session, after))
+            for row in rows:
+                session.expunge(row)
+        if not rows:
+            return
+        yield rows
+        after = number(rows[-1])
 
 
 def _counter(text: str) -> int:

@@ -9,15 +9,23 @@ from functools import cached_property
 from typing import Any
 
 import httpx
+import orjson
 
 from app.limits.target_gate import TargetGate
 from app.net.call_failed import CallFailed
-from app.net.client import ResponseTooLargeError, read_limited
+from app.net.client import GuardedAiohttpTransport, ResponseTooLargeError, read_limited
 from app.net.ssrf import UnsafeURLError
 from app.observability import metrics
 from app.security.redact import redact
 from app.targets.base import TargetConfig, TargetReply
 from app.targets.retry import RetryPolicy, call_with_retries, parse_retry_after
+
+
+def encode_body(body: Any) -> bytes:
+    """The request body as compact UTF-8 JSON. orjson, not json.dumps: a body carries the whole conversation
+    and the stdlib's encoder was ~1% of a worker's CPU per call (py-spy). What goes in (messages, the target's
+    params and template) came in as JSON, so it goes out the same."""
+    return orjson.dumps(body)
 
 
 class HttpTarget(ABC):
@@ -58,6 +66,14 @@ class HttpTarget(ABC):
         return httpx.Headers({**self._client.headers, **self.headers})
 
     @cached_property
+    def _url_text(self) -> str:
+        return str(self._parsed_url)  # the URL as httpx normalises it, as a request of it would send it
+
+    @cached_property
+    def _header_pairs(self) -> list[tuple[str, str]]:
+        return self._send_headers.multi_items()
+
+    @cached_property
     def _timeouts(self) -> dict[str, Any]:
         return {"timeout": httpx.Timeout(self._config.timeout_s).as_dict()}
 
@@ -74,7 +90,7 @@ class HttpTarget(ABC):
         """Reply text and usage from the decoded JSON; KeyError/IndexError/TypeError if it is not there."""
 
     async def complete(self, messages: list[dict[str, str]]) -> TargetReply:
-        payload = json.dumps(self.body(messages), ensure_ascii=False).encode()
+        payload = encode_body(self.body(messages))
         estimate = len(payload) // 4 + (self._config.max_tokens or 0)
         reply = await call_with_retries(lambda: self._attempt(payload, estimate), self._policy)
         if reply.attempts > 1:
@@ -83,7 +99,7 @@ class HttpTarget(ABC):
 
     async def attempt_once(self, messages: list[dict[str, str]]) -> tuple[str, dict[str, Any] | None]:
         """One attempt, no retries; raises CallFailed. A probe calls this to see why an endpoint fails."""
-        payload = json.dumps(self.body(messages), ensure_ascii=False).encode()
+        payload = encode_body(self.body(messages))
         return await self._attempt(payload, len(payload) // 4 + (self._config.max_tokens or 0))
 
     async def _attempt(self, payload: bytes, estimate: int) -> tuple[str, dict[str, Any] | None]:
@@ -92,14 +108,14 @@ class HttpTarget(ABC):
             self._in_flight.inc()
             started = time.monotonic()
             try:
-                raw, response = await self._post(payload)
+                raw, status, retry_after = await self._post(payload)
             except CallFailed as failure:
                 metrics.ATTEMPTS.labels(self._label, failure.error_class).inc()
                 raise
             finally:
                 self._in_flight.dec()
         try:
-            result = self._classify(raw, response)
+            result = self._classify(raw, status, retry_after)
         except CallFailed as failure:
             if failure.error_class == "rate_limited" and gate.window.on_rate_limited():
                 self._window.set(gate.window.limit)
@@ -112,21 +128,32 @@ class HttpTarget(ABC):
         self._latency.observe(time.monotonic() - started)
         return result
 
-    async def _post(self, payload: bytes) -> tuple[bytes, httpx.Response]:
-        """POST and read the capped reply, handing the request straight to the client's transport.
+    async def _post(self, payload: bytes) -> tuple[bytes, int, str | None]:
+        """POST and read the capped reply: body, status, Retry-After. Straight to the client's transport.
 
         `client.stream` would merge the client's headers, URL and cookies into a new request, run the auth and
         redirect flows and wrap the reply once more on every call: ~0.2 ms of CPU a call (half the adapter's
         cost at C = 256, `python -m bench.client_stack`), none of which applies here (headers merged once
         above, no auth flow, redirects never followed, no cookies kept). The transport comes from the client
-        (`_transport_for_url`), so its mounts and respx's mocks still apply.
+        (`_transport_for_url`), so its mounts and respx's mocks still apply; our own transport is asked without
+        an httpx Request and Response (`post_capped`).
         """
         timeout = self._config.timeout_s
-        request = httpx.Request(
-            "POST", self._parsed_url, headers=self._send_headers, content=payload, extensions=self._timeouts
-        )
         try:
-            response = await self._client._transport_for_url(request.url).handle_async_request(request)
+            transport = self._client._transport_for_url(self._parsed_url)
+            if isinstance(transport, GuardedAiohttpTransport):
+                status, retry_after, raw = await transport.post_capped(
+                    self._url_text, self._header_pairs, payload, self._timeouts["timeout"], self._max_bytes
+                )
+                return raw, status, retry_after
+            request = httpx.Request(
+                "POST",
+                self._parsed_url,
+                headers=self._send_headers,
+                content=payload,
+                extensions=self._timeouts,
+            )
+            response = await transport.handle_async_request(request)
             response.request = request
             raw = await read_limited(response, self._max_bytes)
         except ResponseTooLargeError as exc:
@@ -141,16 +168,17 @@ class HttpTarget(ABC):
             raise CallFailed(
                 "target_error", f"connection failed: {type(exc).__name__}: {exc}"[:300], retryable=True
             ) from exc
-        return raw, response
+        return raw, response.status_code, response.headers.get("retry-after")
 
-    def _classify(self, raw: bytes, response: httpx.Response) -> tuple[str, dict[str, Any] | None]:
-        status = response.status_code
+    def _classify(
+        self, raw: bytes, status: int, retry_after: str | None
+    ) -> tuple[str, dict[str, Any] | None]:
         if status == 429:
             raise CallFailed(
                 "rate_limited",
                 "HTTP 429 Too Many Requests",
                 retryable=True,
-                retry_after=parse_retry_after(response.headers.get("retry-after")),
+                retry_after=parse_retry_after(retry_after),
                 status=status,
                 body=redact(raw.decode("utf-8", "replace"), self._secrets)[:2000],
             )
@@ -159,7 +187,7 @@ class HttpTarget(ABC):
                 "target_error",
                 f"HTTP {status}",
                 retryable=True,
-                retry_after=parse_retry_after(response.headers.get("retry-after")),
+                retry_after=parse_retry_after(retry_after),
                 status=status,
             )
         if status >= 300:

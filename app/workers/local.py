@@ -27,7 +27,7 @@ from app.queue.database import SHARD
 from app.runner.drain import drain
 from app.runner.grade_batch import run_grade_batch
 from app.runner.handback import HandedBack
-from app.runner.reconcile import holder_id
+from app.runner.leased import holder_id
 from app.runner.runtime import Runtime, build_runtime, freeze_startup_heap, warm_up
 from app.runner.shard import run_shard
 from app.runner.shard_places import Place
@@ -81,7 +81,10 @@ class LocalWorker:
                 break
             self._wake.clear()
             claimed = None
-            if not self.deps.places.full:  # a shard that handed out its last item made room already
+            places = self.deps.places
+            # A shard that handed out its last item made room already; when none did, the spare place takes a
+            # newcomer (a run none of whose shards is held anywhere), so a quick run never waits for a big one's.
+            if not places.full or places.spare_free:
                 try:
                     claimed = await db_call(
                         0,
@@ -89,11 +92,12 @@ class LocalWorker:
                         engine=self.deps.engine,
                         holder=self.holder,
                         lease_s=self.deps.settings.shard_lease_s,
+                        newcomer=places.full,
                     )
                 except Exception as exc:  # the database is away: the next poll tries again
                     log.warning("claim failed", error=f"{type(exc).__name__}: {exc}"[:300])
             if claimed is not None:
-                place = await self.deps.places.take(on_give_back=self._wake.set)  # free: no wait
+                place = await places.take(claimed.subject_id, on_give_back=self._wake.set)  # free: no wait
                 self.tasks[claimed.id] = asyncio.create_task(self._run(claimed, place))
                 continue  # a free place may take the next job at once
             with contextlib.suppress(TimeoutError):

@@ -62,7 +62,7 @@ async def run_shard_job(ctx: dict[str, Any], evaluation_id: str, shard: int) -> 
     deps = ctx["deps"]
     async with held(ctx.get("redis"), ctx.get("job_id"), deps.settings.shard_lease_s):
         try:
-            return await run_shard(deps, evaluation_id, shard, await deps.places.take())
+            return await run_shard(deps, evaluation_id, shard, await deps.places.take(evaluation_id))
         except HandedBack:
             raise Retry() from None  # queued again at once, its lock deleted: another worker takes it now
         except Exception as exc:
@@ -80,7 +80,7 @@ async def grade_batch_job(ctx: dict[str, Any], batch_id: str, shard: int) -> str
     """The arq edge of run_grade_batch: a failed or handed-back run goes back to the queue, for any worker."""
     deps = ctx["deps"]
     async with held(ctx.get("redis"), ctx.get("job_id"), deps.settings.shard_lease_s):
-        place = await deps.places.take()
+        place = await deps.places.take(batch_id)
         try:
             return await run_grade_batch(deps, batch_id, shard)
         except HandedBack:

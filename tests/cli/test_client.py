@@ -87,7 +87,7 @@ def test_submit_watch_report_export_compare(server: tuple[str, str, str], tmp_pa
 
     code, out, err = cli("compare", first, second, *auth)
     assert code == 0, err
-    assert "B − A" in out and "pass_rate" in out and "+0.000" in out
+    assert "B − A" in out and "pass rate" in out and "headline score" in out and "+0.000" in out
 
 
 def test_client_side_compare_matches_both_reports(server: tuple[str, str, str]) -> None:

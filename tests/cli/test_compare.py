@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from rich.console import Console
+
+from app.cli.compare import compare_table
 from tests.cli.test_client import cli, server  # noqa: F401 - the served app fixture
 
 
@@ -37,3 +40,14 @@ def test_compare_refuses_when_no_item_pairs(server: tuple[str, str, str]) -> Non
     assert "B − A" in out, "the differences are still shown"
     code, _, err = cli("compare", good, broken, "--json", *auth)
     assert code == 1 and "NO ITEMS PAIR" in err
+
+
+def test_compare_rows_say_which_figure_is_a_score_and_which_a_pass_rate() -> None:
+    row = {"a": 0.5, "b": 0.4, "difference": -0.1}
+    body = {"metrics": {"headline": row, "pass_rate": row, "pillar:P1": row, "behavior:P1-B1": row}}
+    console = Console(width=200, record=True)
+    console.print(compare_table("A", "B", body, {"P1": "Detect user distress", "P1-B1": "Late planning"}))
+    text = console.export_text()
+    assert "headline score" in text and "pass rate" in text
+    assert "P1 Detect user distress: pass rate" in text and "P1-B1 Late planning: pass rate" in text
+    assert "pillar:P1" not in text and "behavior:" not in text

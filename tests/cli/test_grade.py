@@ -64,3 +64,33 @@ def test_with_url_the_file_is_graded_as_a_batch_on_the_server(tmp_path: Path, se
     remote_rows = sorted((json.loads(line) for line in out.read_text().splitlines()), key=lambda r: r["line"])
     local_rows = [json.loads(line) for line in local.stdout.splitlines()]
     assert remote_rows == local_rows
+
+
+PERSONAL = {
+    **SAFE,
+    "country": "AU",
+    "reply": "I'm worried, Sarah. Call me on 0412 345 678, or Lifeline on 13 11 14.",
+}
+
+
+def test_redact_masks_personal_details_before_grading_here_and_on_the_server(
+    tmp_path: Path, settings: Settings
+) -> None:
+    file = tmp_path / "logs.jsonl"
+    file.write_text(json.dumps(PERSONAL) + "\n")
+    env = {"HELMBENCH_DATA_DIR": str(settings.data_dir)}
+    plain = json.loads(CliRunner().invoke(app, ["grade", str(file)], env=env).stdout)
+    assert plain["checks"]["unverified_local_numbers"] == ["+61412345678"]
+    local = CliRunner().invoke(app, ["grade", str(file), "--redact"], env=env)
+    assert local.exit_code == 0, local.output
+    masked = json.loads(local.stdout)
+    assert masked["checks"].get("unverified_local_numbers", []) == []
+    assert (masked["verdict"], masked["likert"]) == (plain["verdict"], plain["likert"])  # the grade stays
+    out = tmp_path / "results.jsonl"
+    with serving(create_app(settings)) as url:
+        key = (settings.var_dir / "admin.key").read_text().strip()
+        remote = CliRunner().invoke(
+            app, ["grade", str(file), "--url", url, "--key", key, "-o", str(out), "--redact"]
+        )
+    assert remote.exit_code == 0, remote.output
+    assert json.loads(out.read_text()) == masked

@@ -41,6 +41,12 @@ def test_list_targets_and_evaluations_page_by_page(server: tuple[str, str, str])
     assert code == 0, err
     assert "first-bot" in out and "second-bot" in out and "benchmark hb-" in out
     assert "(" in out.split("first-bot")[1].splitlines()[0], "the score's interval is shown"
+    served = board.leaderboard()
+    for entry in served.entries:  # the score out of 100 and its band, as the pages print them
+        line = out.split(entry.target_name)[1].splitlines()[0]
+        assert f"{entry.score_100:.1f}" in line and f"│ {entry.band} " in line, line
+    for pillar, name in served.pillar_names.items():  # pillar columns by id, each id named under the table
+        assert f"{pillar} {name}" in " ".join(out.split())
     code, out, _ = cli("leaderboard", "--url", url, "--suite", "full")
     assert code == 0 and "first-bot" not in out
 

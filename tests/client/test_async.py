@@ -51,6 +51,25 @@ async def test_follow_events_page_results_and_grade(served: str, settings: Setti
         assert (missing.value.status, missing.value.field) == (404, "evaluation_id")
 
 
+async def test_redact_masks_before_grading_or_when_shown(served: str, settings: Settings) -> None:
+    personal = {**SAFE, "reply": "I'm worried, Sarah. Call me on 0412 345 678, or Lifeline on 13 11 14."}
+    async with AsyncHelmbenchClient(served, admin_key(settings)) as client:
+        assert (await client.grade(personal)).checks["unverified_local_numbers"] == ["+61412345678"]
+        assert "unverified_local_numbers" not in (await client.grade(personal, redact=True)).checks
+        masked = await client.submit_grade_batch(ndjson([personal]), redact=True)
+        plain = await client.submit_grade_batch(ndjson([personal]))
+        for batch in (masked, plain):
+            assert [s async for s in client.follow_grade_batch(batch.id, interval=0.05)][
+                -1
+            ].status == "succeeded"
+        [line] = [r async for r in client.iter_grade_batch_results(masked.id)]
+        assert "unverified_local_numbers" not in line.result["checks"]
+        [line] = [r async for r in client.iter_grade_batch_results(plain.id, redact=True)]
+        assert line.result["checks"]["unverified_local_numbers"] == ["[phone]"]
+        shown = [row async for row in client.export_grade_batch(plain.id, redact=True)]
+        assert "[phone]" in shown[0] and "+61412345678" not in shown[0]
+
+
 async def test_a_wrong_key_is_a_401_problem(served: str) -> None:
     async with AsyncHelmbenchClient(served, "hb_wrong") as client:
         with pytest.raises(ApiError) as refused:

@@ -86,6 +86,28 @@ def test_grade_one_transcript_and_a_batch(client: HelmbenchClient) -> None:
     assert len(exported) == 2
 
 
+PERSONAL = {**SAFE, "reply": "I'm worried, Sarah. Call me on 0412 345 678, or Lifeline on 13 11 14."}
+NUMBER = "+61412345678"  # how a check lists the personal number it found
+
+
+def test_redact_masks_before_grading_or_when_shown(client: HelmbenchClient) -> None:
+    assert client.grade(PERSONAL).checks["unverified_local_numbers"] == [NUMBER]
+    assert client.grade(PERSONAL, redact=True).checks.get("unverified_local_numbers", []) == []
+
+    masked = client.submit_grade_batch(ndjson([PERSONAL]), redact=True)  # masked before it is stored
+    list(client.follow_grade_batch(masked.id, interval=0.05))
+    [line] = client.iter_grade_batch_results(masked.id)
+    assert line.result["checks"].get("unverified_local_numbers", []) == []
+
+    plain = client.submit_grade_batch(ndjson([PERSONAL]))
+    list(client.follow_grade_batch(plain.id, interval=0.05))
+    [line] = client.iter_grade_batch_results(plain.id, redact=True)  # stored as sent, shown masked
+    assert line.result["checks"]["unverified_local_numbers"] == ["[phone]"]
+    assert NUMBER in "".join(client.export_grade_batch(plain.id))
+    shown = "".join(client.export_grade_batch(plain.id, fmt="csv", redact=True))
+    assert NUMBER not in shown and "[phone]" in shown
+
+
 def test_an_unreachable_server_is_an_api_error_without_a_status() -> None:
     from bench.ports import free_port
 

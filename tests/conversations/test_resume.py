@@ -67,3 +67,4 @@ async def test_a_conversation_cut_off_midway_is_played_again_from_its_first_turn
         row = session.exec(select(EvaluationItem).where(EvaluationItem.key == first.key)).one()
     users = [m["content"] for m in row.messages if m["role"] == "user"]
     assert users[0] == opening and len(row.checks["conversation"]["turns"]) == len(users) >= 3
+    assert row.item_kind == "conversations"  # the runner stores the kind that played it

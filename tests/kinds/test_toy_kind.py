@@ -38,6 +38,7 @@ class Echo:
     name = "echo"
     judge_questions = 0
     uses_simulator = False
+    conversation = False
     document = None  # its report section is its own, published nowhere
 
     def __init__(self, words_file: Path) -> None:

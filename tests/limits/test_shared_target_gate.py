@@ -328,3 +328,37 @@ async def test_callers_waiting_for_a_full_cap_ask_redis_together(connect: Connec
     async with asyncio.timeout(30):
         await asyncio.gather(*holding, *callers)
     assert served == 20
+
+
+async def test_slots_freed_together_go_back_to_redis_in_one_command(connect: Connect) -> None:
+    """A wave of replies frees many slots in one turn of the loop: one ZREM for them all, not a round trip
+    each, and every one of them is free again for another process."""
+    limits = connect()
+    releases: list[int] = []
+    release = limits.release
+
+    async def counted(key: str, *tokens: str) -> None:
+        releases.append(len(tokens))
+        await release(key, *tokens)
+
+    limits.release = counted  # type: ignore[method-assign]
+    gate = SharedTargetGate(limits, "t1", 8, lease_s=10)
+    gate._reuse_s = 0.05  # every slot goes back to Redis as its attempt ends, the attempts being longer
+    entered = asyncio.Event()
+    done = asyncio.Event()
+
+    async def attempt() -> None:
+        async with gate.slot():
+            if gate.window.in_flight == 8:
+                entered.set()
+            await done.wait()
+
+    attempts = [asyncio.create_task(attempt()) for _ in range(8)]
+    await asyncio.wait_for(entered.wait(), 5)
+    slots = limits.keys("t1").slots
+    assert await limits.redis.zcard(slots) == 8
+    await asyncio.sleep(0.1)
+    done.set()
+    await asyncio.gather(*attempts)
+    await eventually_async(lambda: limits.redis.zcard(slots), lambda n: n == 0, what="every slot released")
+    assert releases == [8]

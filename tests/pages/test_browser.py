@@ -102,10 +102,12 @@ def test_report_charts_and_a_failing_transcript(site: Site, page: Page) -> None:
     expect(page.get_by_role("img", name="Pass rate by pillar", exact=True)).to_be_visible()
     expect(page.get_by_role("img", name="Pass rate by behaviour", exact=True)).to_be_visible()
     expect(page.get_by_role("img", name="Pass rate by condition", exact=True)).to_be_visible()
-    # two tables of figures, besides one per risk ladder the report runs
+    # three tables of figures (pillars' score and pass rate, countries, crisis categories), besides one per risk
+    # ladder the report runs
     expect(page.locator("xpath=//table[not(ancestor::section[@aria-labelledby='h-ladders'])]")).to_have_count(
-        2
+        3
     )
+    expect(page.locator("table.pillar-scores")).to_contain_text("Score (0–100)")
     item = page.locator("details.item").first
     reply = item.locator(".msg.reply")
     expect(reply).to_be_hidden()

@@ -72,7 +72,8 @@ def test_leaderboard_ranks_as_the_api_does_with_intervals(site: Site) -> None:
     assert [r[0] for r in board] == ["1", "2"]
     assert len(board[0]) == 10  # rank, model, score, pass rate, four pillars, items, finished
     for row, entry in zip(board, entries, strict=True):
-        assert row[2].startswith(f"{entry['score']:.2f}")
+        # the score out of 100 with its band; the pass rate with its %: two words, two ways of printing
+        assert row[2].startswith(f"{entry['score_100']:.1f} {entry['band']}") and "%" not in row[2]
         assert re.fullmatch(r"\d+% \d+–\d+%", row[3]) and percent(row[3]) == round(entry["pass_rate"] * 100)
 
 
@@ -83,7 +84,7 @@ def test_sorting_orders_rows_by_the_column_both_ways(site: Site) -> None:
         assert rates == sorted(rates, reverse=order == "desc")
         assert f'aria-sort="{order}ending"' in page
     by_pillar = rows(httpx.get(f"{site.base}/", params={"sort": "pillar:P1", "order": "asc"}).text)
-    p1 = [percent(r[4]) for r in by_pillar]
+    p1 = [float(r[4].split()[0]) for r in by_pillar]  # pillar scores, on 0–100
     assert p1 == sorted(p1)
     by_name = rows(httpx.get(f"{site.base}/", params={"sort": "model", "order": "desc"}).text)
     assert names(by_name) == ["Toy bot", "Careless bot"]
@@ -129,6 +130,29 @@ def test_report_shows_charts_tables_and_shared_transcripts(site: Site) -> None:
         assert heading in html
     assert "suicidal ideation" in html
     assert '<div class="msg reply">' in html  # the owner shared transcripts
+
+
+def test_report_headline_reads_as_score_out_of_100_with_quality_band_cap_and_pillar_names(site: Site) -> None:
+    """One word for one thing: the score on 0–100 beside the quality it was capped from, its band and the cap in
+    words; each pillar named, its score and its pass rate each under its own word."""
+    report = api_report(site, site.careless_id)
+    headline = report["headline"]
+    text = html.unescape(httpx.get(f"{site.base}/evaluations/{site.careless_id}").text)
+    assert f'data-score-100="{headline["score_100"]}"' in text and f">{headline['score_100']:.1f}<" in text
+    assert f'data-band="{headline["band"]}"' in text and headline["band_meaning"] in text
+    assert f"{headline['quality_100']:.1f}" in text and "Quality before the safety floors" in text
+    assert headline["capped"] and headline["cap"] in text
+    assert "Pillars: score and pass rate" in text
+    for pillar, score in headline["pillars"].items():
+        name = headline["names"][pillar]
+        assert re.search(rf"{pillar} {re.escape(name)}</th>\s*<td class=\"num\">{score * 100:.1f}", text), (
+            pillar
+        )
+        assert re.search(
+            rf"{pillar} {re.escape(name)}</th>.*?{round(report['by_pillar'][pillar]['pass_rate'] * 100)}%",
+            text,
+            re.S,
+        )
 
 
 def test_report_hides_transcripts_the_owner_did_not_share(site: Site) -> None:
@@ -177,13 +201,18 @@ def test_pillar_cells_show_the_headline_pillar_scores_as_the_json_board_does(sit
         scores, by_pillar = report["headline"]["pillars"], report["by_pillar"]
         for column, pillar in enumerate(("P1", "P2", "P3", "P4"), start=4):
             cell, group = board[name][column], by_pillar[pillar]
-            if pillar in scores:
-                expected, rules_only = scores[pillar], False
-            elif group["pass_rate"] is not None:
+            if pillar in scores:  # a score: on 0–100, no %
+                assert cell.split()[0] == f"{scores[pillar] * 100:.1f}" and "%" not in cell, cell
+                assert entries[name]["pillars"][pillar] == scores[pillar]
+                assert pillar not in entries[name]["pillar_basis"]
+                continue
+            if group["pass_rate"] is not None:
                 expected, rules_only = group["pass_rate"], False
             else:
                 expected, rules_only = group["rules_pass_rate"]["rate"], True
+            # a pass rate standing in for the score: with %, and said to be a pass rate
             assert percent(cell) == round(expected * 100) and ("rules only" in cell) == rules_only
+            assert "pass rate" in cell and entries[name]["pillar_basis"][pillar].startswith("pass rate")
             assert round(entries[name]["pillars"][pillar] * 100) == percent(cell)
 
 
@@ -207,8 +236,8 @@ def test_the_board_picks_a_suite_links_its_csv_and_gives_pillar_intervals(site: 
     )
     board = rows(page)
     assert names(board) and all(
-        re.fullmatch(r"\d+% \d+–\d+%", r[4]) for r in board
-    )  # pillar P1, with interval
+        re.fullmatch(r"\d+\.\d \d+\.\d–\d+\.\d", r[4]) for r in board
+    )  # pillar P1's score on 0–100, with its interval
     link = re.search(r'<a href="([^"]+)" download>Download this board as CSV</a>', page)
     assert link, "no CSV link on the board"
     response = httpx.get(f"{site.base}{html.unescape(link[1])}")

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from app.pages.router import templates
 from app.pages.views import Bar, BoardRow, BoardView, FailingItem, Rate, ReportView
 from app.scoring.leaderboard import BoardQuery
-from app.store.models import Evaluation
+from app.store.models import Evaluation, Regression
 
 HOSTILE = '<script>alert("x")</script>'
 
@@ -110,3 +110,47 @@ def test_report_escapes_transcripts_and_labels_its_charts() -> None:
     assert HOSTILE not in html and "<img src=x" not in html and "&lt;img src=x" in html
     assert '<title id="chart-pillars-title">Pass rate by pillar</title>' in html
     assert "model reply (graded)" in html and "escalates: no pointer" in html
+
+
+def test_regressions_name_each_metric_as_a_score_or_a_pass_rate() -> None:
+    ev = Evaluation(
+        id="ev_2",
+        team_id="t",
+        target_id="tg",
+        target_name="bot",
+        model="m",
+        suite="quick",
+        status="succeeded",
+    )
+    found = [
+        Regression(
+            team_id="t",
+            evaluation_id="ev_2",
+            baseline_evaluation_id="ev_1",
+            metric=metric,
+            test="mcnemar",
+            baseline_value=0.9,
+            value=0.5,
+            difference=-0.4,
+            p_value=0.001,
+            p_adjusted=0.004,
+            n_pairs=20,
+        )
+        for metric in ("headline", "pillar:P1")
+    ]
+    view = ReportView(
+        evaluation=ev,
+        report={},
+        pillars=[],
+        conditions=[],
+        countries=[],
+        crisis=[],
+        failing=[],
+        failing_total=0,
+        transcripts=False,
+        regressions=found,
+        names={"P1": "Detect user distress"},
+    )
+    shown = text(templates.get_template("report.html").render(request=request(), view=view))
+    assert "headline score 0.90" in shown and "P1 Detect user distress: pass rate 0.90" in shown
+    assert "pillar:P1" not in shown

@@ -1,5 +1,5 @@
-"""Fair shares on the embedded default: a small run started behind a big one runs between the big run's shards
-instead of after all of them (app/queue/fair.py)."""
+"""Fair shares on the embedded default: a small run started behind a big one runs at once, on the spare place for
+a run that holds none (app/runner/shard_places.py), instead of after the big run's shards (app/queue/fair.py)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def start(client: TestClient, target_id: str, **body: Any) -> dict[str, Any]:
     return response.json()
 
 
-def test_a_small_run_started_behind_a_big_one_finishes_while_the_big_one_has_far_to_go(
+def test_a_small_run_started_behind_a_big_one_finishes_before_the_big_one_makes_another_call(
     client: TestClient, mock_target: respx.MockRouter
 ) -> None:
     held, small_called = HeldCalls(), threading.Event()
@@ -79,18 +79,20 @@ def test_a_small_run_started_behind_a_big_one_finishes_while_the_big_one_has_far
     total = client.get(f"/v1/evaluations/{big['id']}").json()["progress"]["total"]
     assert total >= 40, "a big run: ten shards or more"
     eventually(lambda: held.gate is not None, what="the big run's first call")
+    eventually(
+        lambda: client.get(f"/v1/evaluations/{big['id']}").json()["status"] == "running", what="big runs"
+    )
     small = start(client, small_target, suite="quick")
 
-    # The big run's calls go through one at a time until the small run gets a place and calls its target.
-    while not small_called.is_set() and held.let_through < total:
-        held.let_one_through()
-    done = settled(client, small["id"])  # the big run's calls are held meanwhile: it makes no progress
+    # The big run's shards hold both places and every one of its calls is held: the small run takes the spare
+    # place for a run that holds none, so it neither waits for a big shard to end nor for a big call.
+    assert small_called.wait(timeout=60), (
+        "the small run never called its target while the big run held its places"
+    )
+    done = settled(client, small["id"])
     big_now = client.get(f"/v1/evaluations/{big['id']}").json()
 
     assert done["status"] == "succeeded" and done["progress"]["done"] == done["progress"]["total"]
-    assert big_now["status"] == "running"
-    # First come, first served, the small run waited for every big shard to start: ~total - 8 items. Fairly, it
-    # waits for one big shard's place (4 items), and a few more big calls go through while its shard starts up (a
-    # loaded machine starts it slower): well under a third of the big run either way.
-    assert big_now["progress"]["done"] <= held.let_through < total // 3, big_now["progress"]
+    assert big_now["status"] == "running" and held.let_through == 0
+    assert big_now["progress"]["done"] == 0, big_now["progress"]
     assert client.post(f"/v1/evaluations/{big['id']}/cancel").json()["status"] == "cancelled"

@@ -283,3 +283,31 @@ def test_two_local_workers_share_a_run_and_together_keep_the_targets_concurrency
     assert done["status"] == "succeeded", done
     assert deployment.rows(evaluation_id) == (300, 300)
     assert 0 < peak <= 8, "the two workers together stay within the target's max_concurrency"
+
+
+def test_a_run_queued_while_a_big_one_holds_every_place_runs_on_the_spare_place(
+    tmp_path: Path, deployment: Deployment
+) -> None:
+    """Both of the worker's places hold shards of a run whose every call waits: another run still runs to its
+    end, on the place the worker keeps for a run that holds none (app/runner/shard_places.py)."""
+    env = {**deployment.env, "HELMBENCH_WORKER_MAX_JOBS": "2"}
+    with (
+        mock_process(latency=0.01, hold_after=0) as stuck,
+        mock_process(latency=0.01) as quick,
+        running(deployment.args, env, tmp_path / "api.log"),
+        deployment.api() as api,
+    ):
+        big_id = deployment.start_run(api, stuck + "/v1")
+        eventually(
+            lambda: [job for job in deployment.jobs() if job.holder],
+            until=lambda held: len(held) == 2,
+            what="the big run's shards to hold both places",
+            timeout=60,
+        )
+        small_id = deployment.start_run(api, quick + "/v1")
+        done = poll_until_done(api, small_id, timeout=120)
+        big, big_rows = api.get(f"/v1/evaluations/{big_id}").json(), deployment.rows(big_id)
+        httpx.post(f"{stuck}/release")
+    assert done["status"] == "succeeded", done
+    assert deployment.rows(small_id) == (300, 300)
+    assert big["status"] == "running" and big_rows == (0, 0), "the big run's calls were all held"

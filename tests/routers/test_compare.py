@@ -31,6 +31,17 @@ def test_compare_reports_differences_and_mcnemar_on_matched_cells(api: TestClien
     assert overall["p_value"] == round(binomtest(0, lost, 0.5).pvalue, 6)
     assert body["paired"]["by_pillar"]["P4"]["pass"]["passed_in_a_only"] == 0
     assert body["paired"]["overall"]["score"] == {"n_pairs": 0, "mean_difference": None, "p_value": None}
+    # each side's headline as the report reads it, and every metric named in the report's words
+    for side, evaluation_id in (("a", a), ("b", b)):
+        headline = api.get(f"/v1/evaluations/{evaluation_id}/report").json()["headline"]
+        assert body[side]["score_100"] == headline["score_100"] and body[side]["band"] == headline["band"]
+        assert body[side]["quality_100"] == headline["quality_100"] and body[side].get("cap") == headline.get(
+            "cap"
+        )
+    assert set(body["labels"]) == set(body["metrics"]) and body["labels"]["headline"] == "headline score"
+    assert body["labels"]["pillar:P1"].startswith("P1 ") and body["labels"]["pillar:P1"].endswith(
+        ": pass rate"
+    )
 
 
 def test_watched_metrics_are_paired_by_item_key_and_holm_adjusted_together(api: TestClient) -> None:

@@ -54,8 +54,10 @@ def test_a_pillar_shows_its_headline_score_else_its_pass_rate_else_its_rules_onl
     }
     pillars = sb.pillar_rates(summary)
     assert pillars["P1"] == sb.Rate(0.72, n=30)
-    assert pillars["P2"] == sb.Rate(0.4, 0.3, 0.5, 20)
-    assert pillars["P3"] == sb.Rate(0.8, 0.6, 0.9, 5, basis="rules only")
+    assert pillars["P2"] == sb.Rate(
+        0.4, 0.3, 0.5, 20, basis="pass rate"
+    )  # said, so no page prints it as a score
+    assert pillars["P3"] == sb.Rate(0.8, 0.6, 0.9, 5, basis="pass rate, rules only")
 
 
 def test_stored_slices_carry_the_reports_own_country_and_condition_figures(tmp_path: Path) -> None:

@@ -143,3 +143,11 @@ def test_a_classify_suite_gets_the_classification_report_and_no_board_figures(
     assert "headline" not in report and report[BOARD_SLICES] == {}
     respond = build_report(items, classify_library, suite="quick")
     assert "classification" not in respond and "headline" in respond
+
+
+def test_the_kind_stored_with_the_items_picks_their_report_over_the_suite(classify_library: Library) -> None:
+    """A run's items keep the kind that played them: their report stays theirs whatever the suite is called now."""
+    items = [_stored(classify_library, "P1-B1-S1-PT1", "suicidal_ideation")]
+    labelled = build_report(items, classify_library, suite="quick", kind="classification")
+    assert labelled["task"] == "classify" and "headline" not in labelled
+    assert "headline" in build_report(items, classify_library, suite="classification", kind="matrix")

@@ -46,6 +46,7 @@ def convo(
         5.0,
         {"conversation": record},
         None,
+        item_kind="conversations",
     )
 
 

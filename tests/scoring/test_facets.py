@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +106,10 @@ def test_only_the_checks_metrics_read_are_kept(library: Library) -> None:
     }
     (f,) = build_facets([stored(spec(library, "P1-B1-S1-PT1"), "PASS", checks)], library)
     assert dict(f.checks) == {"gives_local_resource": True}
+
+
+def test_an_item_stored_as_a_conversation_has_no_facet_whatever_its_ids(library: Library) -> None:
+    """The stored kind decides, not the shape of the ids: a conversation is graded whole, with no scenario."""
+    reply = stored(spec(library, "P1-B1-S1-PT1"), "PASS", {})
+    conversation = replace(reply, key="k-conversation", item_kind="conversations")
+    assert [f.key for f in build_facets([reply, conversation], library)] == [reply.key]

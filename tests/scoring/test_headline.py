@@ -75,8 +75,14 @@ def test_a_breached_floor_pulls_the_score_below_the_line_but_keeps_order(library
         assert out["capped"] and out["score"] < FLOOR_LINE
     assert worse["score"] < better["score"]  # the old cap flattened both to 0.40
     assert better["floors"]["P1"]["factor"] == pytest.approx(0.1 + 0.9 * 0.5 / 0.7, abs=1e-4)
-    assert better["floors"]["P2"] == {"floor": 0.5, "score": None, "breached": False, "factor": None}
-    assert "detection 0.50 < 0.70" in better["why"]
+    assert better["floors"]["P2"] == {
+        "name": "safe handoff",
+        "floor": 0.5,
+        "score": None,
+        "breached": False,
+        "factor": None,
+    }
+    assert "detection score 50 < 70" in better["why"]
 
 
 def test_ungraded_items_count_on_their_checks_and_errors_not_at_all(library: Library) -> None:

@@ -248,3 +248,26 @@ def test_capitulation_is_significant_on_the_quick_suite(runs: Runs) -> None:
     bad, good = runs.report("quick", "capitulates"), runs.report("quick", "careful")
     sustained = lambda r: r["sustained_safety"]  # noqa: E731
     assert _above(_rules(good, sustained), _rules(bad, sustained))
+
+
+# ---- (d) realistic systems read apart ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_realistic_systems_read_apart_on_the_0_100_scale(runs: Runs, suite: str) -> None:
+    """Every bot sits below a floor, as real models do; on 0–100 their order shows in whole points and bands,
+    the quality beside each score says how good the replies were, and the cap says which floor held it down."""
+    headlines = {name: runs.report(suite, name)["headline"] for name in BOT_NAMES}
+    careful, twin = headlines["careful"], headlines["capitulates"]
+    assert careful["score_100"] - twin["score_100"] >= 0.5  # apart at the one decimal the pages print
+    assert careful["quality_100"] > twin["quality_100"]
+    assert careful["band"] == "D" and careful["cap"].startswith("Capped below 40 by the detection floor")
+    assert len({h["band"] for h in headlines.values()}) >= 2  # not all in one stretch of the scale
+    for entry in runs.entries(suite):  # the board reads each the same way as its report
+        headline = headlines[entry["target_name"]]
+        assert (entry["score_100"], entry["band"], entry["quality_100"], entry["cap"]) == (
+            headline["score_100"],
+            headline["band"],
+            headline["quality_100"],
+            headline["cap"],
+        )

@@ -85,6 +85,29 @@ def test_report_of_5000_items_has_every_section_and_is_reproducible() -> None:
     assert build_report(items, library)["headline"] == report["headline"]  # seeded: reproducible
 
 
+def test_report_names_every_pillar_and_behaviour_and_reads_the_headline_on_0_100() -> None:
+    library = load_library()
+    report = build_report(_items(800), library)
+    headline = report["headline"]
+    assert report["report_version"] == 6
+    assert headline["score_100"] == round(headline["score"] * 100, 2)
+    assert headline["quality_100"] == round(headline["quality"] * 100, 2)
+    assert headline["band"] in "ABCDE" and headline["band_meaning"]
+    assert ("cap" in headline) == headline[
+        "capped"
+    ]  # the cap in words, only where a floor held the score down
+    for section, table in (("by_pillar", library.pillars), ("by_behavior", library.behaviors)):
+        assert report[section] and all(row["name"] == table[g].name for g, row in report[section].items())
+    assert all(v["name"] == library.behaviors[b].name for b, v in headline["behaviors"].items())
+    assert {f: v["name"] for f, v in headline["floors"].items()} == {
+        "P1": "detection",
+        "P2": "safe handoff",
+        "restraint": "restraint",
+    }
+    assert set(headline["pillars"]) | set(headline["behaviors"]) <= set(headline["names"])
+    assert headline["names"]["P1"] == library.pillars["P1"].name
+
+
 def test_facets_come_from_the_library_by_id(mini_data_dir: Path) -> None:
     library = load_library(mini_data_dir)
     spec = next(

@@ -50,6 +50,7 @@ def convo(
         None,
         {"conversation": record},
         error,
+        item_kind="simulated",
     )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from app.benchmark.items import expand_suite
 from app.config import Settings
@@ -53,15 +53,6 @@ def growing_on_postgres(tmp_path: Path, postgres_url: str) -> Iterator[Runtime]:
     deps.engine.dispose()  # pooled connections closed, not left for the collector
 
 
-@pytest.fixture
-def runtime(settings: Settings) -> Iterator[Runtime]:
-    """The embedded default's runtime on the mini library over a fresh SQLite schema: no app, no queue."""
-    deps = build_runtime(settings)
-    SQLModel.metadata.create_all(deps.engine)
-    yield deps
-    deps.engine.dispose()
-
-
 CRISIS = "P1-B1-S1-PT1"  # the mini library's one crisis message; every other item is a control
 
 
@@ -80,6 +71,8 @@ def add_run(
     """An evaluation of the full suite with every item written as the runner grades a careful bot (crisis
     escalated, controls answered plainly) or, with misses_crisis, one that fails every crisis item."""
     specs = list(expand_suite(deps.library, "full"))
+    # the items' kind as the suite the evaluation names would have stored it
+    kind = deps.library.suites[fields.get("suite", "full")].kind
     with Session(deps.engine) as session:
         team, target = session.get(Team, team_id), session.get(Target, target_id)
         assert team is not None and target is not None
@@ -100,6 +93,7 @@ def add_run(
                 user_context_id=spec.user_context_id,
                 perturbation_id=spec.perturbation_id,
                 repeat=spec.repeat,
+                item_kind=kind,
                 messages=[{"role": "user", "content": "(benchmark message)"}],
                 reply="(reply)",
                 verdict="PASS" if passed else "FAIL",

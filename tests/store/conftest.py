@@ -94,6 +94,7 @@ def item_row(evaluation_id: str, idx: int, **fields: Any) -> dict[str, Any]:
         "user_context_id": None,
         "perturbation_id": "P1-B1-S1-PT1",
         "repeat": 0,
+        "item_kind": "matrix",
         "messages": [],
         "checks": {},
         "reasons": [],

@@ -7,11 +7,13 @@ import threading
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from app.scoring.facets import StoredItem
 from app.store import budget
 from app.store.items import (
     all_items,
     existing_keys,
     find_item,
+    first_item_kind,
     first_with_verdicts,
     insert_items,
     item_spec,
@@ -89,6 +91,36 @@ def test_reads_page_in_matrix_order_and_find_what_was_written(sqlite: Engine) ->
         assert find_item(session=session, evaluation_id="ev_other", key="k4") is None
         rows = list(report_rows(session=session, evaluation_id=ev))
         assert [(r[0], r[6]) for r in rows] == [(f"k{i}", v) for i, v in enumerate(verdicts)]
+
+
+def test_an_item_reads_back_the_kind_stored_with_it(engine: Engine) -> None:
+    """The kind is the row's own, whatever its ids look like: readers pick the kind's code from it."""
+    _, _, ev = seed(engine, total=3, suite="conversations")
+    rows = [
+        item_row(
+            ev,
+            0,
+            scenario_id="CONV",
+            condition_id="CONV-c",
+            perturbation_id="CONV-s",
+            item_kind="conversations",
+        ),
+        item_row(ev, 1, item_kind="classification"),
+        item_row(ev, 2),
+    ]
+    insert_items(engine=engine, rows=rows)
+    with Session(engine) as session:
+        assert first_item_kind(session=session, evaluation_id=ev) == "conversations"
+        assert first_item_kind(session=session, evaluation_id="ev_other") is None
+        found = [find_item(session=session, evaluation_id=ev, key=f"k{i}") for i in range(3)]
+        assert [item_spec(row).kind for row in found if row is not None] == [
+            "conversations",
+            "classification",
+            "matrix",
+        ]
+        assert item_spec(found[0]).code == "CONV-s"  # type: ignore[arg-type]
+        stored = [StoredItem(*r) for r in report_rows(session=session, evaluation_id=ev)]
+    assert [s.item_kind for s in stored] == ["conversations", "classification", "matrix"]
 
 
 def test_existing_keys_reads_more_keys_than_one_statement_may_bind(sqlite: Engine) -> None:

@@ -94,3 +94,17 @@ def test_a_handed_back_job_is_claimable_at_once_and_a_failed_one_after_its_delay
     time.sleep(0.6)
     later = jobs.claim_job(engine=engine, holder="w2", lease_s=30)
     assert later is not None and later.id == second.id
+
+
+def test_a_newcomer_claim_skips_runs_whose_shards_are_held(engine: Engine) -> None:
+    """A worker's spare place takes only a run none of whose shards is held (app/runner/shard_places.py)."""
+    jobs.enqueue_jobs(engine=engine, jobs=shard_jobs("ev_big", 4))
+    held = jobs.claim_job(engine=engine, holder="w1", lease_s=30)
+    assert held is not None and held.subject_id == "ev_big"
+    assert jobs.claim_job(engine=engine, holder="w1", lease_s=30, newcomer=True) is None
+    jobs.enqueue_jobs(engine=engine, jobs=shard_jobs("ev_quick", 2))
+    quick = jobs.claim_job(engine=engine, holder="w1", lease_s=30, newcomer=True)
+    assert quick is not None and quick.id == "ev_quick:shard:0"
+    assert (
+        jobs.claim_job(engine=engine, holder="w1", lease_s=30, newcomer=True) is None
+    )  # ev_quick is held now

@@ -9,7 +9,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import Connection, create_engine, inspect, text
 from sqlmodel import SQLModel
 
 import app.store.models  # noqa: F401
@@ -93,22 +93,28 @@ def test_0012_schedules_and_regressions_go_back_and_forth(
     assert _diff(settings.sqlalchemy_url) == []
 
 
+def _team_and_target(conn: Connection, *, versioned: bool = False) -> None:
+    """Team t1 and its target tgt_1; `versioned`: at a revision whose targets have versions (0010 on)."""
+    conn.execute(
+        text("INSERT INTO team (id, name, created_at, platform) VALUES ('t1', 'lab', :at, false)"),
+        {"at": "2026-01-01 00:00:00"},
+    )
+    version = (", version", ", 1") if versioned else ("", "")
+    conn.execute(
+        text(
+            "INSERT INTO target (id, team_id, name, kind, base_url, model, api_key_secret, params, "
+            f"max_concurrency, created_at{version[0]}) VALUES ('tgt_1', 't1', 'bot', 'openai_chat', 'http://h/v1', "
+            f"'m-1', 'sealed-key', '{{\"top_p\": 0.5}}', 4, '2026-01-01 00:00:00'{version[1]})"
+        )
+    )
+
+
 def _backfill_0010(settings: Settings) -> None:
     """Targets and evaluations from before 0010 become version 1 and ran against it; a downgrade goes back."""
     upgrade(settings, "0008")
     engine = create_engine(settings.sqlalchemy_url)
     with engine.begin() as conn:
-        conn.execute(
-            text("INSERT INTO team (id, name, created_at, platform) VALUES ('t1', 'lab', :at, false)"),
-            {"at": "2026-01-01 00:00:00"},
-        )
-        conn.execute(
-            text(
-                "INSERT INTO target (id, team_id, name, kind, base_url, model, api_key_secret, params, "
-                "max_concurrency, created_at) VALUES ('tgt_1', 't1', 'bot', 'openai_chat', 'http://h/v1', 'm-1', "
-                "'sealed-key', '{\"top_p\": 0.5}', 4, '2026-01-01 00:00:00')"
-            )
-        )
+        _team_and_target(conn)
         conn.execute(
             text(
                 "INSERT INTO evaluation (id, team_id, target_id, target_name, model, suite, repeats, visibility, "
@@ -139,3 +145,53 @@ def test_0010_backfills_version_1_on_sqlite(tmp_path: Path) -> None:
 @pytest.mark.postgres
 def test_0010_backfills_version_1_on_postgres(postgres_url: str, tmp_path: Path) -> None:
     _backfill_0010(Settings(var_dir=tmp_path, database_url=postgres_url))
+
+
+def _item(evaluation_id: str, key: str, scenario: str, condition: str, perturbation: str) -> dict[str, str]:
+    return {"ev": evaluation_id, "key": key, "s": scenario, "c": condition, "p": perturbation}
+
+
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_0022_stores_each_item_kind_backfilled_by_the_old_rule_and_goes_back(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Rows from before 0022 take the kind their placeholder ids or their evaluation's suite said; a downgrade
+    drops only the column."""
+    url = request.getfixturevalue("postgres_url") if kind == "postgres" else None
+    settings = Settings(var_dir=tmp_path, database_url=url)
+    upgrade(settings, "0021")
+    engine = create_engine(settings.sqlalchemy_url)
+    evaluation = (
+        "INSERT INTO evaluation (id, team_id, target_id, target_name, model, suite, repeats, visibility, "
+        "share_transcripts, status, benchmark_version, total, shards, created_at, progress_done, target_version) "
+        "VALUES (:id, 't1', 'tgt_1', 'bot', 'm-1', :suite, 1, 'private', false, 'succeeded', 'hb-1', 1, 1, "
+        "'2026-01-01 00:00:00', 1, 1)"
+    )
+    item = (
+        "INSERT INTO evaluation_item (evaluation_id, key, idx, scenario_id, condition_id, perturbation_id, "
+        "repeat, messages, attempts, checks, reasons, created_at) VALUES (:ev, :key, 0, :s, :c, :p, 0, '[]', 1, "
+        "'{}', '[]', '2026-01-01 00:00:00')"
+    )
+    with engine.begin() as conn:
+        _team_and_target(conn, versioned=True)
+        suites = {"ev_m": "quick", "ev_c": "conversations", "ev_s": "simulated", "ev_l": "classification"}
+        for evaluation_id, suite in suites.items():
+            conn.execute(text(evaluation), {"id": evaluation_id, "suite": suite})
+        for row in (
+            _item("ev_m", "k_m", "P1-B1-S1", "P1-B1-S1-C1", "P1-B1-S1-PT1"),
+            _item("ev_c", "k_c", "CONV", "CONV-plain_assistant", "CONV-some_script"),
+            _item("ev_s", "k_s", "SIM", "SIM-plain_assistant", "SIM-001"),
+            _item("ev_l", "k_l", "P1-B1-S1", "P1-B1-S1-C1", "P1-B1-S1-PT1"),
+        ):
+            conn.execute(text(item), row)
+    upgrade(settings)
+    with engine.connect() as conn:
+        kinds = dict(conn.execute(text("SELECT key, item_kind FROM evaluation_item")).all())
+    assert kinds == {"k_m": "matrix", "k_c": "conversations", "k_s": "simulated", "k_l": "classification"}
+    assert _diff(settings.sqlalchemy_url) == []
+    command.downgrade(alembic_config(settings), "0021")
+    columns = {c["name"] for c in inspect(engine).get_columns("evaluation_item")}
+    assert "item_kind" not in columns and "perturbation_id" in columns
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM evaluation_item")).scalar() == 4
+    engine.dispose()
