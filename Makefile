@@ -15,6 +15,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 
 # The suite runs on every core (pytest-xdist), a test file to a worker: a file's module fixtures (the reference
 # bots' 52,000 graded items) are built once, not once per worker. `make test XDIST=` runs it in one process.
+# Its speed, before and after, and the command that measures it: bench/README.md ("The suite's own speed").
 XDIST ?= -n auto --dist loadfile
 
 .PHONY: install run test lint bench validity clean docs

@@ -70,11 +70,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """This process's environment less what points into the clone or configures the service."""
+    """This process's environment less what points into the clone or configures the service, and less
+    PYTHONDONTWRITEBYTECODE (set on our machines, rare in a user's shell): the first command compiles what it
+    imports into the fresh venv, and the commands after it (serve, its workers, grade) do not compile it again."""
     keep = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith("HELMBENCH_") and k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
+        if not k.startswith("HELMBENCH_")
+        and k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE")
     }
     return keep | extra
 

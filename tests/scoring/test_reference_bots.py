@@ -11,7 +11,7 @@ app and one client. The tests state the target behaviour of the score:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from tests.real_library import real_library_settings
 from tests.scoring.bots import BOT_NAMES, DEFECTS, Bot, serve
+from tests.scoring.grade_memo import grades_remembered
 from tests.waits import settled
 
 BASE = "http://127.0.0.1:9911"
@@ -46,8 +47,8 @@ class Runs:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
-    """Runs every bot on both suites; yields their reports and the public leaderboard."""
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """Runs every bot on both suites; their reports and the public leaderboard."""
     var = Path(tmp_path_factory.mktemp("bots")) / "var"
     settings = real_library_settings(
         var,
@@ -56,16 +57,20 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         shard_size=20_000,
     )
     with (
+        grades_remembered(),
         respx.mock(using="httpx", assert_all_called=False) as router,
         TestClient(create_app(settings)) as client,
     ):
         router.route(host="testserver").pass_through()
         client.headers["Authorization"] = "Bearer " + (var / "admin.key").read_text().strip()
         countries = client.app.state.helmbench.deps.library.countries  # type: ignore[attr-defined]
+        # One route for every bot, named by the path: each call tries one pattern, not up to ten.
+        handlers = {name: serve(Bot(countries, None if name == "careful" else name)) for name in BOT_NAMES}
+        router.post(url__regex=rf"^{BASE}/(?P<bot>\w+)/v1/chat/completions$").mock(
+            side_effect=lambda request, bot: handlers[bot](request)
+        )
         started: dict[tuple[str, str], str] = {}
         for name in BOT_NAMES:
-            bot = Bot(countries, None if name == "careful" else name)
-            router.post(f"{BASE}/{name}/v1/chat/completions").mock(side_effect=serve(bot))
             target = client.post(
                 "/v1/targets",
                 json={
@@ -88,7 +93,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             reports[key] = client.get(f"/v1/evaluations/{evaluation_id}/report").json()
         assert client.app.state.board_cache.catch_up()  # type: ignore[attr-defined]  # rendered in the background
         board = client.get("/v1/leaderboard", headers={"Authorization": ""}).json()["entries"]
-        yield Runs(reports, board)
+    # The app closed (its background loops stopped) before the tests read what it produced.
+    return Runs(reports, board)
 
 
 def test_every_run_is_graded_without_errors(runs: Runs) -> None:
