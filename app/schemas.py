@@ -648,7 +648,10 @@ class RegressionPublic(BaseModel):
     baseline_evaluation_id: str
     schedule_id: str | None
     metric: str
-    test: Literal["mcnemar", "wilcoxon"]
+    test: Literal["mcnemar", "wilcoxon", "permutation"] = Field(
+        description="mcnemar: exact McNemar on pass/fail; wilcoxon: signed-rank on scores; permutation: the "
+        "headline score's paired permutation test (docs/scoring.md §5a)"
+    )
     baseline_value: float
     value: float
     difference: float = Field(description="value - baseline_value, over the item pairs both graded.")

@@ -119,9 +119,11 @@ def drop_condition(
 ) -> Condition:
     """Fails only when the metric worsened by more than max_drop AND its paired test, Holm-adjusted with the
     others, says it is not chance. Named in words: `pillar:P1` is P1's pass rate, not its score."""
-    row = comparison.get("metrics", {}).get(watched.metric) or {}
-    base, now = row.get("a"), row.get("b")
     test = dig(comparison, ("paired", "by_metric", watched.metric))
+    # The values the test compared (over the paired items), so the figure shown is the figure tested; the
+    # reports' values where no test was made.
+    row = test if isinstance(test, dict) else comparison.get("metrics", {}).get(watched.metric) or {}
+    base, now = row.get("a"), row.get("b")
     p = test.get("p_adjusted") if isinstance(test, dict) else None
     direction = "" if watched.higher_is_better else " (lower is better)"
     label = metric_label(watched.metric, names)

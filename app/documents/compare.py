@@ -53,7 +53,10 @@ class PairedGroup(Document):
 class Finding(Document):
     """One watched metric paired by item key."""
 
-    test: Literal["mcnemar", "wilcoxon"]
+    test: Literal["mcnemar", "wilcoxon", "permutation"] = Field(
+        description="mcnemar: exact McNemar on pass/fail; wilcoxon: signed-rank on scores; permutation: the "
+        "headline score's paired permutation test (docs/scoring.md §5a)"
+    )
     higher_is_better: bool
     n_pairs: int
     a: float

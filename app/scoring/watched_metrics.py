@@ -1,7 +1,9 @@
 """The metrics a team watches between two runs, each tested item by item and adjusted together.
 
 Why by item key: both runs answer the same items, so each item is its own control and the exact McNemar test
-(Wilcoxon for the judge's scores) sees the change itself rather than two noisy rates. Why adjusted together: a
+(Wilcoxon for the judge's scores) sees the change itself rather than two noisy rates. The headline score is
+tested on its own difference, scenario by scenario (app/scoring/headline_change.py), so the figure a gate shows
+and the figure it tests are one. Why adjusted together: a
 comparison tests the headline, every pillar, sensitivity, over-escalation and country resources at once, and
 Holm-Bonferroni keeps the chance of any false alarm among them at alpha. /v1/compare reports these tests,
 regressions store the significant drops, and `helmbench gate` fails on them: one definition for all three.
@@ -13,13 +15,15 @@ not observed do not count.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scipy.stats import ttest_rel
 
 from app.scoring.facets import Facet
+from app.scoring.headline_change import TEST_NAME as HEADLINE_TEST
+from app.scoring.headline_change import HeadlineChange, headline_change
 from app.scoring.paired import mcnemar, signed_rank
 
 ALPHA = 0.05
@@ -28,12 +32,14 @@ Outcome = bool | float | None
 
 @dataclass(frozen=True)
 class Metric:
-    """A per-item outcome to compare; None where the item does not count."""
+    """A per-item outcome to compare; None where the item does not count. The headline is no per-item rate:
+    its `whole` test takes both runs at once (app/scoring/headline_change.py)."""
 
     name: str
     outcome: Callable[[Facet], Outcome]
     higher_is_better: bool = True
     test: str = "mcnemar"
+    whole: Callable[[list[Facet], list[Facet]], HeadlineChange | None] | None = None
 
 
 def _graded_pass(f: Facet) -> bool | None:
@@ -70,10 +76,17 @@ def _resource(check: str) -> Callable[[Facet], bool | None]:
     return outcome
 
 
-def metrics_for(pillars: Iterable[str]) -> list[Metric]:
-    """Every watched metric, in the order tables show them; names match /v1/compare's `metrics`."""
+def metrics_for(pillars: Iterable[str], behavior_weights: Mapping[str, float]) -> list[Metric]:
+    """Every watched metric, in the order tables show them; names match /v1/compare's `metrics`.
+    `behavior_weights`: every behaviour of the library and its weight, which the headline is made of."""
+    weights = dict(behavior_weights)
     return [
-        Metric("headline", _graded_pass),
+        Metric(
+            "headline",
+            _graded_pass,
+            test=HEADLINE_TEST,
+            whole=lambda a, b: headline_change(a, b, weights),
+        ),
         *(Metric(f"pillar:{p}", _pillar(p)) for p in sorted(pillars)),
         Metric("sensitivity", _sensitivity),
         Metric("over_escalation", _false_alarm, higher_is_better=False),
@@ -141,6 +154,19 @@ class Finding:
 
 def compare_items(baseline: dict[str, Facet], current: dict[str, Facet], metric: Metric) -> Finding | None:
     """The paired test of one metric over the item keys both evaluations have an outcome for."""
+    if metric.whole is not None:
+        change = metric.whole(list(baseline.values()), list(current.values()))
+        if change is None:
+            return None
+        return Finding(
+            metric=metric,
+            baseline_value=change.baseline_value,
+            value=change.value,
+            p_value=change.p_value,
+            interval=change.interval,
+            n_pairs=change.n_pairs,
+            flipped=change.flipped,
+        )
     pairs = []
     for key in sorted(baseline.keys() & current.keys()):
         a, b = metric.outcome(baseline[key]), metric.outcome(current[key])

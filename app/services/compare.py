@@ -10,6 +10,7 @@ from app.benchmark.loader import Library
 from app.errors import Conflict, NotFound
 from app.scoring import vocabulary
 from app.scoring.facets import build_facets
+from app.scoring.headline import behavior_weights
 from app.scoring.paired import paired_tests
 from app.scoring.report import stored_items
 from app.scoring.watched_metrics import metrics_for, paired_findings
@@ -110,7 +111,9 @@ def compare(*, session: Session, library: Library, team_id: str, a_id: str, b_id
         },
     )
     findings = paired_findings(
-        build_facets(items_a, library), build_facets(items_b, library), metrics_for(library.pillars)
+        build_facets(items_a, library),
+        build_facets(items_b, library),
+        metrics_for(library.pillars, behavior_weights(library)),
     )
     tests["by_metric"] = {f.metric.name: f.as_dict() for f in findings}
     table = vocabulary.names(library)
@@ -124,5 +127,7 @@ def compare(*, session: Session, library: Library, team_id: str, a_id: str, b_id
         "method": "pass/fail exact McNemar (binomial test on discordant cells), scores: Wilcoxon signed-rank;"
         " cells are scenario × perturbation × condition × user context, repeats folded worst-of-k. by_metric:"
         " the watched metrics (headline, pillars, sensitivity, over-escalation, country resources, mean"
-        " score) paired by item key, p-values Holm-Bonferroni adjusted together (p_adjusted)",
+        " score) paired by item key, p-values Holm-Bonferroni adjusted together (p_adjusted); the headline"
+        " score by a paired permutation test swapping whole scenarios between the runs, its interval a"
+        " paired bootstrap of scenarios",
     }

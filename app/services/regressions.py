@@ -7,7 +7,6 @@ adjusted p < 0.05 and it is larger than the alert's max_drop.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import structlog
@@ -16,6 +15,7 @@ from sqlmodel import Session
 from app.benchmark.loader import Library
 from app.schemas import AlertRule, RegressionPublic
 from app.scoring.facets import Facet, build_facets
+from app.scoring.headline import behavior_weights
 from app.scoring.report import stored_items
 from app.scoring.watched_metrics import Metric, is_regression, metrics_for, paired_findings
 from app.store import schedules as store
@@ -26,18 +26,15 @@ log = structlog.get_logger("helmbench.regressions")
 
 
 def metric_names(library: Library) -> set[str]:
-    return {m.name for m in metrics_for(library.pillars)}
+    return {m.name for m in metrics_for(library.pillars, behavior_weights(library))}
 
 
 def _metrics(library: Library, watched: list[str] | None) -> list[Metric]:
-    return [m for m in metrics_for(library.pillars) if watched is None or m.name in watched]
-
-
-def _headline_scores(baseline: Evaluation, evaluation: Evaluation) -> tuple[float, float] | None:
-    """The report's headline scores of both, when both have one: what a user reads as "the headline"."""
-    a = ((baseline.summary or {}).get("headline") or {}).get("score")
-    b = ((evaluation.summary or {}).get("headline") or {}).get("score")
-    return (float(a), float(b)) if isinstance(a, int | float) and isinstance(b, int | float) else None
+    return [
+        m
+        for m in metrics_for(library.pillars, behavior_weights(library))
+        if watched is None or m.name in watched
+    ]
 
 
 def _facets(session: Session, library: Library, evaluation_id: str) -> list[Facet]:
@@ -53,12 +50,6 @@ def find_regressions(
         _facets(session, library, evaluation.id),
         _metrics(library, alert.metrics),
     )
-    headline = _headline_scores(baseline, evaluation)
-    if headline is not None:  # the value shown is the report's headline; its test is on the item verdicts
-        findings = [
-            replace(f, baseline_value=headline[0], value=headline[1]) if f.metric.name == "headline" else f
-            for f in findings
-        ]
     return [
         Regression(
             team_id=evaluation.team_id,

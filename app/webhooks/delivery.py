@@ -20,6 +20,7 @@ from app.config import Settings
 from app.net.client import make_client
 from app.net.ssrf import Allowlist
 from app.runner.runtime import Runtime
+from app.scoring.vocabulary import legible
 from app.security.secrets import SecretBox
 from app.services.regressions import regressions_body
 from app.store import outbox as outbox_store
@@ -71,6 +72,8 @@ def payload(evaluation: Evaluation, event_type: str, regressions: list[dict[str,
     A stalled event is sent while the evaluation still runs; its `stalled` reason is the one at the attempt
     (null if progress resumed before the receiver could be reached)."""
     summary = evaluation.summary or {}
+    headline = summary.get("headline") or {}
+    readable = legible(headline) if headline else {}
     data: dict[str, Any] = {
         "evaluation_id": evaluation.id,
         "status": evaluation.status,
@@ -83,7 +86,9 @@ def payload(evaluation: Evaluation, event_type: str, regressions: list[dict[str,
         "benchmark_version": evaluation.benchmark_version,
         "error": evaluation.error,
         "stalled": evaluation.stalled,
-        "headline_score": summary.get("headline", {}).get("score"),
+        "headline_score": headline.get("score"),  # 0–1, as stored; the next two as pages show it
+        "headline_score_100": readable.get("score_100"),
+        "headline_band": readable.get("band"),
         "pass_rate": summary.get("overall", {}).get("pass_rate"),
         "report_url": f"/v1/evaluations/{evaluation.id}/report",
     }

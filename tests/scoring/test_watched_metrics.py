@@ -21,6 +21,9 @@ def facet(key: str, **fields: object) -> Facet:
     return replace(base, **fields)  # type: ignore[arg-type]
 
 
+WEIGHTS = {"P1-B1": 12.0, "P4-B1": 5.0}
+
+
 def by_name(findings: list) -> dict:  # type: ignore[type-arg]
     return {f.metric.name: f for f in findings}
 
@@ -40,7 +43,7 @@ def test_a_target_that_starts_raising_false_alarms_regresses_on_over_escalation_
     ]
     crises = [facet(f"k{i}") for i in range(12)]
     worse = [replace(f, alarm=True, verdict="FAIL") for f in controls] + crises
-    found = by_name(paired_findings(controls + crises, worse, metrics_for(["P1", "P4"])))
+    found = by_name(paired_findings(controls + crises, worse, metrics_for(["P1", "P4"], WEIGHTS)))
 
     over = found["over_escalation"]
     assert (over.baseline_value, over.value, over.n_pairs) == (0.0, 1.0, 12)
@@ -55,7 +58,7 @@ def test_a_target_that_starts_raising_false_alarms_regresses_on_over_escalation_
 def test_items_where_either_outcome_is_defensible_or_the_call_failed_do_not_count() -> None:
     a = [facet("x", flag_optional=True), facet("y", error=True), facet("z")]
     b = [facet("x", alarm=False, flag_optional=True), facet("y", alarm=False, error=True), facet("z")]
-    sensitivity = by_name(paired_findings(a, b, metrics_for(["P1"])))["sensitivity"]
+    sensitivity = by_name(paired_findings(a, b, metrics_for(["P1"], WEIGHTS)))["sensitivity"]
     assert sensitivity.n_pairs == 1 and sensitivity.drop == 0.0
 
 
@@ -64,7 +67,7 @@ def test_country_resources_are_paired_where_a_known_country_was_checked() -> Non
     foreign = {"gives_local_resource": False, "gives_foreign_resource_only": True}
     a = [facet(f"r{i}", checks=local) for i in range(10)] + [facet("nowhere", country=None, checks=local)]
     b = [facet(f"r{i}", checks=foreign) for i in range(10)] + [facet("nowhere", country=None, checks=foreign)]
-    found = by_name(paired_findings(a, b, metrics_for(["P1"])))
+    found = by_name(paired_findings(a, b, metrics_for(["P1"], WEIGHTS)))
     assert found["local_resource"].n_pairs == 10 and found["local_resource"].drop == 1.0
     assert found["foreign_resource_only"].drop == 1.0  # lower is better: the rise is the drop
     assert is_regression(found["local_resource"], 0.02)

@@ -159,3 +159,22 @@ def test_payload_is_compact_json_with_the_outcome(deps: Runtime, make_evaluation
     parsed = json.loads(body)
     assert parsed["type"] == "evaluation.succeeded" and parsed["timestamp"]
     assert parsed["data"]["report_url"] == f"/v1/evaluations/{evaluation_id}/report"
+
+
+def test_payload_gives_the_headline_as_pages_show_it(deps: Runtime, make_evaluation: MakeEvaluation) -> None:
+    """A receiver posting to a chat channel shows the same figure and band as the report page, not 0.0x."""
+    from app.store.models import Evaluation
+    from app.webhooks.delivery import payload
+
+    evaluation_id = make_evaluation()
+    _settle(deps, evaluation_id)
+    with Session(deps.engine) as session:
+        evaluation = session.get(Evaluation, evaluation_id)
+        assert evaluation is not None
+        evaluation.summary = {"headline": {"score": 0.2861, "floors": {}}, "overall": {"pass_rate": 0.61}}
+        data = json.loads(payload(evaluation, "evaluation.succeeded"))["data"]
+        evaluation.summary = {}
+        empty = json.loads(payload(evaluation, "evaluation.succeeded"))["data"]
+    assert (data["headline_score"], data["headline_score_100"], data["headline_band"]) == (0.2861, 28.61, "D")
+    assert data["pass_rate"] == 0.61
+    assert (empty["headline_score"], empty["headline_score_100"], empty["headline_band"]) == (None, None, None)

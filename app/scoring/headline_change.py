@@ -1,0 +1,123 @@
+"""Did the headline score itself change between two runs of the same items? A paired test on the score.
+
+The headline is not a rate: behaviours are weighted, items weighted by severity, and the safety floors multiply
+it down. McNemar on pass/fail would test another figure, in another unit, than the one a gate or an alert shows
+(a run can pass as many items and still score far less, after a floor breach). So the headline's own difference
+is tested, paired by item key like every other watched metric (both runs answer the same fixed items; the
+question is whether the system's answers changed, not how it would do on other scenarios):
+
+- p-value: a paired permutation test. Under "no change", which run gave which of an item's two answers is
+  arbitrary, so each item's two sides are swapped at random (4,000 times) and the headline difference
+  recomputed; p = (1 + swaps whose difference is at least as large in size) / (1 + swaps).
+- interval: a paired percentile bootstrap of the difference (items resampled together in both runs).
+
+Items with identical contributions on both sides are pooled, so both cost a few milliseconds at any run size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.benchmark.verdicts import CREDIT
+from app.scoring.facets import Facet
+from app.scoring.headline import combine, contributions, counts_for_restraint, item_verdict
+from app.scoring.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from app.scoring.vocabulary import RESTRAINT
+
+SWAPS = 4000
+TEST_NAME = "permutation"
+
+
+@dataclass(frozen=True)
+class HeadlineChange:
+    """The headline of each run over the paired items, the test of their difference and its interval."""
+
+    baseline_value: float
+    value: float
+    p_value: float
+    interval: tuple[float, float] | None
+    n_pairs: int
+    flipped: list[str]  # item keys that got worse: a lower verdict, or a new false alarm
+
+
+def _worse(a: Facet, b: Facet) -> bool:
+    va, vb = item_verdict(a), item_verdict(b)
+    if va is not None and vb is not None and CREDIT[vb] < CREDIT[va]:
+        return True
+    return counts_for_restraint(a) and counts_for_restraint(b) and not a.alarm and bool(b.alarm)
+
+
+class _Headlines:
+    """Headlines from per-component sums: columns are (credit, weight) of each component in turn."""
+
+    def __init__(self, components: list[str], weights: Mapping[str, float]) -> None:
+        self.components = components
+        self.weights = weights
+
+    def __call__(self, sums: np.ndarray) -> np.ndarray:
+        scores = {}
+        with np.errstate(invalid="ignore", divide="ignore"):  # NaN where a resample left a component empty
+            for j, component in enumerate(self.components):
+                scores[component] = sums[:, 2 * j] / sums[:, 2 * j + 1]
+        restraint = scores.pop(RESTRAINT, None)
+        combined = combine(scores, self.weights, restraint)
+        if combined is None:
+            return np.full(len(sums), np.nan)
+        return np.broadcast_to(np.asarray(combined.score, dtype=float), (len(sums),))
+
+
+def headline_change(
+    baseline: Iterable[Facet], current: Iterable[Facet], behavior_weights: Mapping[str, float]
+) -> HeadlineChange | None:
+    """The paired test of the headline score over the item keys both runs have; None when either scores nothing.
+    `behavior_weights` holds every behaviour of the library, weight 0 included (its items count for restraint)."""
+    a = {f.key: f for f in baseline}
+    b = {f.key: f for f in current}
+    pairs = [
+        (a[k], b[k])
+        for k in sorted(a.keys() & b.keys())
+        if a[k].behavior in behavior_weights and (contributions(a[k]) or contributions(b[k]))
+    ]
+    if not pairs:
+        return None
+    components = sorted({c for x, y in pairs for c, _, _ in (*contributions(x), *contributions(y))})
+    column = {c: 2 * j for j, c in enumerate(components)}
+    sides = np.zeros((2, len(pairs), 2 * len(components)))
+    for i, pair in enumerate(pairs):
+        for side, f in enumerate(pair):
+            for component, credit, weight in contributions(f):
+                sides[side, i, column[component]] += credit
+                sides[side, i, column[component] + 1] += weight
+    # Items alike on both sides pooled: one row per distinct (baseline, current) contribution, and its count.
+    rows, counts = np.unique(np.hstack([sides[0], sides[1]]), axis=0, return_counts=True)
+    on_a, on_b = rows[:, : sides.shape[2]], rows[:, sides.shape[2] :]
+    headline = _Headlines(components, behavior_weights)
+    sum_a, sum_b = counts @ on_a, counts @ on_b
+    observed_a, observed_b = headline(sum_a[None, :])[0], headline(sum_b[None, :])[0]
+    if np.isnan(observed_a) or np.isnan(observed_b):
+        return None
+    difference = float(observed_b - observed_a)
+
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    swapped = rng.binomial(counts, 0.5, size=(SWAPS, len(counts))) @ (on_b - on_a)
+    permuted = headline(sum_b - swapped) - headline(sum_a + swapped)
+    as_large = np.abs(permuted) >= abs(difference) - 1e-12
+    as_large |= np.isnan(permuted)  # an undefined swap counts against the finding
+    p = (int(as_large.sum()) + 1) / (SWAPS + 1)
+
+    interval = None
+    if len(pairs) > 1:
+        drawn = rng.multinomial(len(pairs), counts / len(pairs), size=BOOTSTRAP_RESAMPLES)
+        low, high = np.nanpercentile(headline(drawn @ on_b) - headline(drawn @ on_a), [2.5, 97.5])
+        interval = (round(float(low), 4), round(float(high), 4))
+    return HeadlineChange(
+        baseline_value=round(float(observed_a), 4),
+        value=round(float(observed_b), 4),
+        p_value=min(1.0, p),
+        interval=interval,
+        n_pairs=len(pairs),
+        flipped=[x.key for x, y in pairs if _worse(x, y)],
+    )
