@@ -7,7 +7,7 @@ is tested, paired by item key like every other watched metric (both runs answer 
 question is whether the system's answers changed, not how it would do on other scenarios):
 
 - p-value: a paired permutation test. Under "no change", which run gave which of an item's two answers is
-  arbitrary, so each item's two sides are swapped at random (4,000 times) and the headline difference
+  arbitrary, so each item's two sides are swapped at random (2,000 times) and the headline difference
   recomputed; p = (1 + swaps whose difference is at least as large in size) / (1 + swaps).
 - interval: a paired percentile bootstrap of the difference (items resampled together in both runs).
 
@@ -16,10 +16,12 @@ Items with identical contributions on both sides are pooled, so both cost a few 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from app.benchmark.verdicts import CREDIT
 from app.scoring.facets import Facet
@@ -27,7 +29,7 @@ from app.scoring.headline import combine, contributions, counts_for_restraint, i
 from app.scoring.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from app.scoring.vocabulary import RESTRAINT
 
-SWAPS = 4000
+SWAPS = 2000
 TEST_NAME = "permutation"
 
 
@@ -76,24 +78,30 @@ def headline_change(
     `behavior_weights` holds every behaviour of the library, weight 0 included (its items count for restraint)."""
     a = {f.key: f for f in baseline}
     b = {f.key: f for f in current}
-    pairs = [
-        (a[k], b[k])
-        for k in sorted(a.keys() & b.keys())
-        if a[k].behavior in behavior_weights and (contributions(a[k]) or contributions(b[k]))
-    ]
-    if not pairs:
-        return None
-    components = sorted({c for x, y in pairs for c, _, _ in (*contributions(x), *contributions(y))})
-    column = {c: 2 * j for j, c in enumerate(components)}
-    sides = np.zeros((2, len(pairs), 2 * len(components)))
-    for i, pair in enumerate(pairs):
-        for side, f in enumerate(pair):
-            for component, credit, weight in contributions(f):
-                sides[side, i, column[component]] += credit
-                sides[side, i, column[component] + 1] += weight
     # Items alike on both sides pooled: one row per distinct (baseline, current) contribution, and its count.
-    rows, counts = np.unique(np.hstack([sides[0], sides[1]]), axis=0, return_counts=True)
-    on_a, on_b = rows[:, : sides.shape[2]], rows[:, sides.shape[2] :]
+    pooled: Counter[tuple[tuple[tuple[str, float, float], ...], ...]] = Counter()
+    flipped = []
+    for key in sorted(a.keys() & b.keys()):
+        x, y = a[key], b[key]
+        if x.behavior not in behavior_weights:
+            continue
+        sides = (tuple(contributions(x)), tuple(contributions(y)))
+        if sides[0] or sides[1]:
+            pooled[sides] += 1
+            if _worse(x, y):
+                flipped.append(key)
+    if not pooled:
+        return None
+    components = sorted({c for sides in pooled for side in sides for c, _, _ in side})
+    column = {c: 2 * j for j, c in enumerate(components)}
+    on_a, on_b = np.zeros((2, len(pooled), 2 * len(components)))
+    for i, sides in enumerate(pooled):
+        for matrix, side in zip((on_a, on_b), sides, strict=True):
+            for component, credit, weight in side:
+                matrix[i, column[component]] += credit
+                matrix[i, column[component] + 1] += weight
+    counts = np.fromiter(pooled.values(), dtype=float, count=len(pooled))
+    n_pairs = int(counts.sum())
     headline = _Headlines(components, behavior_weights)
     sum_a, sum_b = counts @ on_a, counts @ on_b
     observed_a, observed_b = headline(sum_a[None, :])[0], headline(sum_b[None, :])[0]
@@ -102,22 +110,26 @@ def headline_change(
     difference = float(observed_b - observed_a)
 
     rng = np.random.default_rng(BOOTSTRAP_SEED)
-    swapped = rng.binomial(counts, 0.5, size=(SWAPS, len(counts))) @ (on_b - on_a)
+    moved = np.flatnonzero((on_a != on_b).any(axis=1))  # only items that changed move when swapped
+    change = sparse.csr_array(on_b[moved] - on_a[moved])
+    swapped = change.T @ rng.binomial(counts[moved].astype(int), 0.5, size=(SWAPS, len(moved))).T
+    swapped = swapped.T
     permuted = headline(sum_b - swapped) - headline(sum_a + swapped)
     as_large = np.abs(permuted) >= abs(difference) - 1e-12
     as_large |= np.isnan(permuted)  # an undefined swap counts against the finding
     p = (int(as_large.sum()) + 1) / (SWAPS + 1)
 
     interval = None
-    if len(pairs) > 1:
-        drawn = rng.multinomial(len(pairs), counts / len(pairs), size=BOOTSTRAP_RESAMPLES)
-        low, high = np.nanpercentile(headline(drawn @ on_b) - headline(drawn @ on_a), [2.5, 97.5])
+    if n_pairs > 1:
+        drawn = rng.multinomial(n_pairs, counts / n_pairs, size=BOOTSTRAP_RESAMPLES).T
+        resampled_a, resampled_b = (sparse.csr_array(m).T @ drawn for m in (on_a, on_b))
+        low, high = np.nanpercentile(headline(resampled_b.T) - headline(resampled_a.T), [2.5, 97.5])
         interval = (round(float(low), 4), round(float(high), 4))
     return HeadlineChange(
         baseline_value=round(float(observed_a), 4),
         value=round(float(observed_b), 4),
         p_value=min(1.0, p),
         interval=interval,
-        n_pairs=len(pairs),
-        flipped=[x.key for x, y in pairs if _worse(x, y)],
+        n_pairs=n_pairs,
+        flipped=flipped,
     )

@@ -177,4 +177,8 @@ def test_payload_gives_the_headline_as_pages_show_it(deps: Runtime, make_evaluat
         empty = json.loads(payload(evaluation, "evaluation.succeeded"))["data"]
     assert (data["headline_score"], data["headline_score_100"], data["headline_band"]) == (0.2861, 28.61, "D")
     assert data["pass_rate"] == 0.61
-    assert (empty["headline_score"], empty["headline_score_100"], empty["headline_band"]) == (None, None, None)
+    assert (empty["headline_score"], empty["headline_score_100"], empty["headline_band"]) == (
+        None,
+        None,
+        None,
+    )
