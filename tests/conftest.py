@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import textwrap
+import warnings
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -81,6 +82,13 @@ UNRETRIEVED = _UnretrievedTaskErrors()
 logging.getLogger("asyncio").addHandler(UNRETRIEVED)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow modules first (the order is stable otherwise): `make test` gives each parallel worker a file at a time
+    in this order, so the longest files start at once and the workers finish together, instead of one worker
+    running the reference bots alone for the last three minutes."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Freeze what imports built, so the per-test collection below walks only what a test made (~ms)."""
     gc.collect()
@@ -115,7 +123,9 @@ def no_unretrieved_task_exceptions(request: pytest.FixtureRequest) -> Iterator[N
     if [module] != _FROZEN_FOR:
         forget_finished_apps()
         gc.unfreeze()
-        gc.collect()
+        with warnings.catch_warnings():  # what earlier modules' apps leave is finalised here, not this test's
+            warnings.simplefilter("ignore", ResourceWarning)
+            gc.collect()
         _FROZEN_FOR[:] = [module]
     gc.freeze()
     yield

@@ -72,6 +72,7 @@ def stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:
             proc.wait(15)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()  # reaped, so no zombie is left and its Popen closes cleanly
 
 
 def enqueue_shards(settings: Settings, evaluation: Evaluation) -> int:

@@ -72,5 +72,18 @@ async def db_call(budget_s: float, fn: Callable[..., T], /, *args: Any, **kwargs
     )
     async for attempt in retrying:
         with attempt:
-            return await asyncio.to_thread(fn, *args, **kwargs)
+            return await _in_thread(fn, *args, **kwargs)
     raise AssertionError("unreachable: tenacity reraises the last error")  # pragma: no cover
+
+
+async def _in_thread(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """`fn` in a thread; a cancelled caller still waits for the thread to finish, so a stopping process never
+    disposes its engine under a query that is still running (that connection would be left open, unowned)."""
+    work = asyncio.ensure_future(asyncio.to_thread(fn, *args, **kwargs))
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:
+        await asyncio.wait([work])
+        if not work.cancelled():
+            work.exception()  # retrieved: the caller was cancelled, its result or error is no one's
+        raise

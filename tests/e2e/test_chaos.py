@@ -39,7 +39,7 @@ from tests.worker_processes import (
     worker_env,
 )
 
-pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.postgres, pytest.mark.timeout(900)]
 
 ITEMS = 300
 OUTAGE_S = 10.0

@@ -26,7 +26,7 @@ from bench.ports import free_port, wait_http
 from tests.e2e.conftest import HELMBENCH, running
 from tests.worker_processes import wait_until
 
-pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.timeout(420)]
+pytestmark = [pytest.mark.slow, pytest.mark.redis, pytest.mark.postgres, pytest.mark.timeout(420)]
 
 TICKS = 10
 RATE = 15  # one schedule minute = 4 s of wall time: room for a loaded machine to poll several times per tick

@@ -26,7 +26,7 @@ from tests.e2e.conftest import HELMBENCH, poll_until_done, running
 from tests.routers.test_grade_batches import TRANSCRIPTS
 from tests.waits import eventually
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 LEASE_S = 2.0
 

@@ -31,7 +31,7 @@ SUITES = ("quick", "full")
 PERSONAS = ("johora_roleplay", "companion_app", "spiritual_presence")
 
 # Nine bots on both suites is about 52,000 graded items; the full suite dominates.
-pytestmark = pytest.mark.timeout(1800)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
 @dataclass(frozen=True)
