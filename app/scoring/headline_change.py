@@ -11,7 +11,8 @@ question is whether the system's answers changed, not how it would do on other s
   recomputed; p = (1 + swaps whose difference is at least as large in size) / (1 + swaps).
 - interval: a paired percentile bootstrap of the difference (items resampled together in both runs).
 
-Items with identical contributions on both sides are pooled, so both cost a few milliseconds at any run size.
+Items with identical contributions on both sides are pooled and only changed items are swapped: 0.66 s of CPU
+for 14,000 paired items, 1.1 s for 60,000.
 """
 
 from __future__ import annotations
@@ -53,22 +54,29 @@ def _worse(a: Facet, b: Facet) -> bool:
 
 
 class _Headlines:
-    """Headlines from per-component sums: columns are (credit, weight) of each component in turn."""
+    """Headlines from per-component sums, one row each: columns are (credit, weight) of each component in turn."""
 
     def __init__(self, components: list[str], weights: Mapping[str, float]) -> None:
         self.components = components
         self.weights = weights
 
     def __call__(self, sums: np.ndarray) -> np.ndarray:
-        scores = {}
-        with np.errstate(invalid="ignore", divide="ignore"):  # NaN where a resample left a component empty
-            for j, component in enumerate(self.components):
-                scores[component] = sums[:, 2 * j] / sums[:, 2 * j + 1]
-        restraint = scores.pop(RESTRAINT, None)
-        combined = combine(scores, self.weights, restraint)
-        if combined is None:
-            return np.full(len(sums), np.nan)
-        return np.broadcast_to(np.asarray(combined.score, dtype=float), (len(sums),))
+        """One headline per row; a component with no weight in a row is left out of that row's headline, as the
+        report leaves out a behaviour nothing was scored for (NaN only where nothing was)."""
+        out = np.full(len(sums), np.nan)
+        patterns, which = np.unique(sums[:, 1::2] > 0, axis=0, return_inverse=True)
+        for p, present in enumerate(patterns):
+            rows = which.ravel() == p
+            scores = {
+                component: sums[rows, 2 * j] / sums[rows, 2 * j + 1]
+                for j, component in enumerate(self.components)
+                if present[j]
+            }
+            restraint = scores.pop(RESTRAINT, None)
+            combined = combine(scores, self.weights, restraint)
+            if combined is not None:
+                out[rows] = combined.score
+        return out
 
 
 def headline_change(

@@ -50,6 +50,19 @@ def test_the_values_tested_are_the_report_s_headline_scores(library: Library) ->
     assert low <= change.value - change.baseline_value <= high
 
 
+def test_a_behaviour_scored_in_one_run_only_is_left_out_of_the_other_s_headline(library: Library) -> None:
+    """Every crisis call of the baseline failed (no verdict): its headline is restraint alone, as the report's."""
+    a = [
+        replace(f, verdict=None, error=True) if f.key.startswith("c") else f
+        for f in run(6, ["PASS"], [False])
+    ]
+    b = run(6, ["PASS", "FAIL"], [False])
+    change = headline_change(a, b, behavior_weights(library))
+    assert change is not None
+    assert change.baseline_value == headline_score(a, library)["score"]
+    assert change.value == headline_score(b, library)["score"]
+
+
 def test_identical_runs_show_no_change_at_all(library: Library) -> None:
     a = run(8, ["PASS", "FAIL"], [False, True, False])
     change = headline_change(a, [replace(f) for f in a], behavior_weights(library))
