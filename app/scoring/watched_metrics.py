@@ -2,8 +2,8 @@
 
 Why by item key: both runs answer the same items, so each item is its own control and the exact McNemar test
 (Wilcoxon for the judge's scores) sees the change itself rather than two noisy rates. The headline score is
-tested on its own difference, scenario by scenario (app/scoring/headline_change.py), so the figure a gate shows
-and the figure it tests are one. Why adjusted together: a
+tested on its own difference, item by item (app/scoring/headline_change.py), so the figure a gate shows and
+the figure it tests are one. Why adjusted together: a
 comparison tests the headline, every pillar, sensitivity, over-escalation and country resources at once, and
 Holm-Bonferroni keeps the chance of any false alarm among them at alpha. /v1/compare reports these tests,
 regressions store the significant drops, and `helmbench gate` fails on them: one definition for all three.

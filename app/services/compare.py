@@ -128,6 +128,6 @@ def compare(*, session: Session, library: Library, team_id: str, a_id: str, b_id
         " cells are scenario × perturbation × condition × user context, repeats folded worst-of-k. by_metric:"
         " the watched metrics (headline, pillars, sensitivity, over-escalation, country resources, mean"
         " score) paired by item key, p-values Holm-Bonferroni adjusted together (p_adjusted); the headline"
-        " score by a paired permutation test swapping whole scenarios between the runs, its interval a"
-        " paired bootstrap of scenarios",
+        " score by a paired permutation test swapping each item's two answers between the runs, its"
+        " interval a paired bootstrap of items",
     }
