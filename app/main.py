@@ -45,6 +45,7 @@ from app.routers import problems as problems_router
 from app.routers import webhooks as webhooks_router
 from app.runner.runtime import Runtime, build_runtime
 from app.services.board_cache import BoardCache
+from app.services.catalogue import catalogue_body
 from app.services.evaluations import warm_plans
 from app.services.events import STATUS_MAX_STALE_S
 from app.services.redaction import redactor_for
@@ -124,7 +125,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             queue,
             kind="api",
             grace_s=requeue_grace_s(settings),
-            warm=lambda: (warm_plans(settings, deps.library), redactor_for(deps.library)),
+            warm=lambda: (
+                warm_plans(settings, deps.library),
+                redactor_for(deps.library),
+                catalogue_body(deps.library),
+            ),
             boards=app.state.board_cache,
         )
         try:

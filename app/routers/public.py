@@ -13,7 +13,6 @@ from sqlmodel import Session
 from app.deps import LibraryDep, QueueDep, SessionDep, get_state
 from app.documents.catalogue import Catalogue
 from app.documents.report import EvaluationReport
-from app.http.body_cache import BodyCacheDep
 from app.http.caching import (
     CATALOGUE_CACHE,
     PUBLIC_CACHE,
@@ -30,7 +29,7 @@ from app.services import audit
 from app.services import results as results_service
 from app.services.board_cache import BoardCache, Render, common_queries
 from app.services.board_query import board_query, decode_cursor
-from app.services.catalogue import catalogue
+from app.services.catalogue import catalogue_body, kept_catalogue_body
 from app.services.leaderboard_csv import leaderboard_csv
 from app.services.public_evaluations import public_evaluation_or_404, public_results
 from app.services.results import leaderboard_page
@@ -198,17 +197,12 @@ def get_public_report(
 
 
 @router.get("/v1/benchmark", response_model=Catalogue, responses=NOT_MODIFIED)
-async def get_benchmark(request: Request, cache: BodyCacheDep) -> Response:
-    """Rendered once per benchmark version and kept. Async with no sync dependencies: a poll answered from
-    memory never waits for the thread pool; a render (the full library's takes a tenth of a second or more, again
-    after the cache's ttl) goes to a thread, so it never holds the loop."""
+async def get_benchmark(request: Request) -> Response:
+    """Rendered once per benchmark version (at the API's start) and kept. Async with no sync dependencies: a
+    poll answered from memory never waits for the thread pool; the one render (a tenth of a second) goes to a
+    thread, so it never holds the loop."""
     library = get_state(request).deps.library
-    hit = cache.current(("catalogue",), library.version)
-    if hit is None:
-        hit = await run_in_threadpool(
-            cache.get_or_render, ("catalogue",), library.version, lambda: json_bytes(catalogue(library))
-        )
-    body, etag = hit
+    body, etag = kept_catalogue_body(library) or await run_in_threadpool(catalogue_body, library)
     return conditional_json(request, body, etag=etag, cache_control=CATALOGUE_CACHE)
 
 
