@@ -44,7 +44,7 @@ import httpx
 import psycopg
 
 from bench import deployment
-from bench.api_e2e import BENCH_SETTINGS, MockCounts, load, run_full_suite, server_cpu_s
+from bench.api_e2e import BENCH_SETTINGS, MockCounts, load, run_full_suite, server_cpu_s, speed_unit
 from bench.board import cpu_seconds
 from bench.ports import free_port, wait_http
 from bench.postgres_server import OwnPostgres
@@ -137,6 +137,7 @@ def one_deployment(
                     "stored_once": rows == keys == r["items"],
                     "calls_per_s_calling": round(r["calls"] / r["calls_s"], 1) if r.get("calls_s") else None,
                     "load": load(),
+                    "unit_us": speed_unit(),
                 }
                 print(json.dumps({"run": f"C={c}, {n} workers", **run}), flush=True)
                 runs.append(run)
