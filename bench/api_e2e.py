@@ -182,10 +182,11 @@ def run_full_suite(
     suite: str = "full",
     counts: MockCounts | None = None,
     latency: float = LATENCY,
+    repeats: int = 1,
 ) -> dict[str, Any]:
-    """One evaluation of the suite at this concurrency, from POST to its settled status; `cpu`: the API's and
-    the workers' CPU seconds so far; `counts`: where the mock's counts are read (default: `mock` itself); `latency`:
-    the mock's, for the ideal C / latency."""
+    """One evaluation of the suite (x `repeats`) at this concurrency, from POST to its settled status; `cpu`: the
+    API's and the workers' CPU seconds so far; `counts`: where the mock's counts are read (default: `mock` itself);
+    `latency`: the mock's, for the ideal C / latency."""
     counts = counts or MockCounts(mock)
     target = api.post(
         "/v1/targets",
@@ -202,7 +203,9 @@ def run_full_suite(
     counts.reset()
     cpu_before = cpu()
     posted_at, started = time.time(), time.perf_counter()
-    created = api.post("/v1/evaluations", json={"target_id": target.json()["id"], "suite": suite})
+    created = api.post(
+        "/v1/evaluations", json={"target_id": target.json()["id"], "suite": suite, "repeats": repeats}
+    )
     created.raise_for_status()
     post_s = time.perf_counter() - started
     evaluation_id = created.json()["id"]

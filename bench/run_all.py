@@ -136,14 +136,18 @@ WORKER_CPU_GOAL_MS = 0.8  # a worker's CPU per target call on the real full suit
 
 def _worker_cpu_targets(scale: dict[str, Any]) -> list[str]:
     """The verdict on the workers' CPU per call, one line per run of bench/scale_out.py (read from /proc: CPU,
-    not wall time, so a loaded machine moves it less; the neighbours' load still shows, so it is printed)."""
+    not wall time, so a loaded machine moves it less; the neighbours' load still shows, so it is printed). With
+    it the machine's speed just after the run (µs of CPU for sum(range(1000))): the same code's ms per call moves
+    with it, by up to 2x between days on a shared machine, so the call's cost in those units is printed too."""
     out = []
     for r in scale.get("runs", []):
         ms = r.get("workers_cpu_ms_per_call")
         if ms is not None:
+            unit = r.get("unit_us")
+            speed = f", reference unit {unit:.1f} µs: {1000 * ms / unit:.0f} units" if unit else ""
             out.append(
                 f"  worker CPU per call <= {WORKER_CPU_GOAL_MS} ms ({r['workers']} worker(s), C={r['concurrency']}, "
-                f"load {r['load'][0]:.1f}): {ms:.2f} ms  {_verdict(ms <= WORKER_CPU_GOAL_MS)}"
+                f"load {r['load'][0]:.1f}{speed}): {ms:.2f} ms  {_verdict(ms <= WORKER_CPU_GOAL_MS)}"
             )
     return out
 
