@@ -1,4 +1,5 @@
-"""The benchmark catalogue and its statistics: one function behind `GET /v1/benchmark` and `data stats`."""
+"""The benchmark catalogue and its statistics: behind `GET /v1/benchmark` (its body rendered once per library
+version) and `data stats`."""
 
 from __future__ import annotations
 
