@@ -24,6 +24,7 @@ from app.kinds.registry import kind_named
 from app.observability import metrics
 from app.runner.breaker import Breaker
 from app.runner.budget import Held, ShardBudget
+from app.runner.grading_turns import GradingTurns
 from app.runner.handback import HandedBack
 from app.runner.judging import grader_for
 from app.runner.runtime import CANCEL_POLL_SECONDS, Runtime
@@ -444,6 +445,7 @@ async def _run_items(
     # the target makes workers wait, not memory grow. (A conversation is graded as it is played: its grade is
     # already there, and is written the same way.)
     grade_slots = asyncio.Semaphore(max(1, config.max_concurrency))
+    turns = GradingTurns()
 
     def failed_row(spec: ItemSpec, exc: Exception) -> dict[str, Any]:
         bound.exception("item crashed", key=spec.key)
@@ -454,7 +456,7 @@ async def _run_items(
 
     async def finish(spec: ItemSpec, played: Played, budgeted: bool) -> None:
         try:
-            await asyncio.sleep(0)  # let the workers this wave of replies woke send first; grade after
+            await turns.wait()  # graded beside the replies that arrive close to this one (see GradingTurns)
             try:
                 graded = await kind_named(spec.kind).grade(play_ctx, played)
                 row = spec_row(evaluation_id, spec, played.messages, played.reply) | graded
