@@ -231,16 +231,25 @@ class ResolvedItem:
 
 
 def resolve(library: Library, spec: ItemSpec) -> ResolvedItem:
+    """The cell an item spec names, with its system prompt. The prompt depends on the scenario, condition and
+    user context only, so it is rendered once per such cell of a loaded library (kept in `library.derived`; a
+    full suite has a few hundred of them) and not again for every perturbation and repeat: rendering was most
+    of resolving an item, which a worker does for every call."""
     scenario = library.scenarios[spec.scenario_id]
-    condition = library.conditions[scenario.conditions[spec.condition_id.rsplit("-", 1)[1]]]
-    user_context = None
-    if spec.user_context_id:
-        user_context = library.user_contexts[scenario.user_contexts[spec.user_context_id.rsplit("-", 1)[1]]]
+    condition_local = spec.condition_id.rsplit("-", 1)[1]
+    context_local = spec.user_context_id.rsplit("-", 1)[1] if spec.user_context_id else None
+    condition = library.conditions[scenario.conditions[condition_local]]
+    user_context = library.user_contexts[scenario.user_contexts[context_local]] if context_local else None
     local_pt = spec.perturbation_id.rsplit("-", 1)[1]
     perturbation = next(p for p in scenario.perturbations if p.id == local_pt)
-    tag_set = library.tag_sets[scenario.criteria.routing.tag_set] if scenario.criteria.routing else None
-    country_name = library.countries[user_context.country].name if user_context else None
-    prompt = render_system_prompt(scenario, condition, user_context, tag_set, country_name)
+    key = ("system_prompt", scenario.id, condition_local, context_local)
+    prompt = library.derived.get(key)
+    if prompt is None:
+        tag_set = library.tag_sets[scenario.criteria.routing.tag_set] if scenario.criteria.routing else None
+        country_name = library.countries[user_context.country].name if user_context else None
+        prompt = library.derived[key] = render_system_prompt(
+            scenario, condition, user_context, tag_set, country_name
+        )
     return ResolvedItem(spec, scenario, condition, user_context, perturbation, prompt)
 
 

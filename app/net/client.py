@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import ssl
 from collections.abc import AsyncIterator
-from functools import cache
+from functools import cache, lru_cache
 from http.cookiejar import CookieJar
 from typing import Any
 
@@ -148,11 +148,7 @@ class GuardedAiohttpTransport(AiohttpTransport):
                     allow_redirects=False,
                     auto_decompress=False,
                     compress=False,
-                    timeout=aiohttp.ClientTimeout(
-                        sock_connect=timeout.get("connect"),
-                        sock_read=timeout.get("read"),
-                        connect=timeout.get("pool"),
-                    ),
+                    timeout=_client_timeout(timeout.get("connect"), timeout.get("read"), timeout.get("pool")),
                     server_hostname=sni,
                 ).__aenter__()
         except httpx.ConnectTimeout as exc:
@@ -226,6 +222,12 @@ class GuardedAiohttpTransport(AiohttpTransport):
             finally:
                 await response.__aexit__(None, None, None)
         return response.status, response.headers.get("retry-after"), b"".join(chunks)
+
+
+@lru_cache(maxsize=64)
+def _client_timeout(connect: float | None, read: float | None, pool: float | None) -> aiohttp.ClientTimeout:
+    """aiohttp's timeouts for httpx's: one frozen object per distinct timeout, not one built per request."""
+    return aiohttp.ClientTimeout(sock_connect=connect, sock_read=read, connect=pool)
 
 
 class _NoCookieJar(CookieJar):

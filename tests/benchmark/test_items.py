@@ -10,6 +10,7 @@ from app.benchmark.items import (
     count_suite,
     expand_suite,
     item_key,
+    render_system_prompt,
     resolve,
     scenario_cells,
 )
@@ -133,3 +134,19 @@ def test_a_message_in_another_language_pairs_only_with_users_who_write_in_it() -
         assert "liam-mid" not in writers(pt)
     assert writers(english) == {None, *scenario.user_contexts.values()}
     assert count_suite(lib, "full") == len(list(expand_suite(lib, "full")))
+
+
+def test_every_item_of_the_shipped_suite_gets_its_own_cells_prompt() -> None:
+    """A prompt is rendered once per scenario, condition and user context: no item may get another cell's."""
+    lib = load_library()
+    for spec in expand_suite(lib, "full"):
+        item = resolve(lib, spec)
+        routing = item.scenario.criteria.routing
+        expected = render_system_prompt(
+            item.scenario,
+            item.condition,
+            item.user_context,
+            lib.tag_sets[routing.tag_set] if routing else None,
+            lib.countries[item.user_context.country].name if item.user_context else None,
+        )
+        assert item.system_prompt == expected, spec.code
