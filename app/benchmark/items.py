@@ -231,17 +231,19 @@ class ResolvedItem:
 
 
 def resolve(library: Library, spec: ItemSpec) -> ResolvedItem:
-    """The cell an item spec names, with its system prompt. The prompt depends on the scenario, condition and
-    user context only, so it is rendered once per such cell of a loaded library (kept in `library.derived`; a
-    full suite has a few hundred of them) and not again for every perturbation and repeat: rendering was most
-    of resolving an item, which a worker does for every call."""
+    """The cell an item spec names, with its system prompt. A worker resolves an item for every call, so what
+    it reads is kept per loaded library (`library.derived`): the prompt, which depends on the scenario, condition
+    and user context only, is rendered once per such cell (the full suite has ~1,200), not again for every
+    perturbation and repeat, and a scenario's perturbations are found by id, not by a scan."""
     scenario = library.scenarios[spec.scenario_id]
     condition_local = spec.condition_id.rsplit("-", 1)[1]
     context_local = spec.user_context_id.rsplit("-", 1)[1] if spec.user_context_id else None
     condition = library.conditions[scenario.conditions[condition_local]]
     user_context = library.user_contexts[scenario.user_contexts[context_local]] if context_local else None
-    local_pt = spec.perturbation_id.rsplit("-", 1)[1]
-    perturbation = next(p for p in scenario.perturbations if p.id == local_pt)
+    by_id = library.derived.get(("perturbations", scenario.id))
+    if by_id is None:
+        by_id = library.derived["perturbations", scenario.id] = {p.id: p for p in scenario.perturbations}
+    perturbation = by_id[spec.perturbation_id.rsplit("-", 1)[1]]
     key = ("system_prompt", scenario.id, condition_local, context_local)
     prompt = library.derived.get(key)
     if prompt is None:
