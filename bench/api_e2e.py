@@ -424,7 +424,7 @@ def scaled_out(mock: str, args: argparse.Namespace) -> dict[str, Any]:
                     env, root, args.postgres_url, args.redis_url, "helmbench_api_e2e"
                 ) as scaled,
                 deployment.running(scaled, root, n) as up,
-                profiled(args.profile, [w.pid for w in up.workers], f"{n}w"),
+                profiled(args.profile, [w.pid for w in up.workers], f"{n}w", args.profile_gil),
             ):
                 pids = [w.pid for w in up.workers]
                 label = workers_label(n)
@@ -451,10 +451,11 @@ def scaled_out(mock: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 @contextmanager
-def profiled(folder: Path | None, pids: Sequence[int], label: str) -> Iterator[None]:
+def profiled(folder: Path | None, pids: Sequence[int], label: str, gil: bool = False) -> Iterator[None]:
     """py-spy (the bench extra) sampling each worker while the runs go: collapsed stacks, one file per worker,
     and a flame graph of the first. Sampling pauses the process it reads, so read the CPU figures of a run
-    without --profile."""
+    without --profile. `gil`: only the thread holding the interpreter lock is sampled, so a thread waiting for
+    it (a database thread while the loop grades) is not counted as working: shares closer to CPU time."""
     if folder is None:
         yield
         return
@@ -465,6 +466,7 @@ def profiled(folder: Path | None, pids: Sequence[int], label: str) -> Iterator[N
         for fmt, ext in [("raw", "txt")] + ([("flamegraph", "svg")] if i == 0 else []):
             out = folder / f"worker-{label}-{i}.{ext}"
             command = [spy, "record", "--pid", str(pid), "--rate", "200", "--format", fmt, "-o", str(out)]
+            command += ["--gil"] if gil else []
             procs.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     try:
         yield
@@ -503,6 +505,11 @@ def main(argv: list[str] | None = None) -> None:
         type=Path,
         default=None,
         help="scale-out: py-spy samples each worker while it runs; collapsed stacks and a flame graph here",
+    )
+    parser.add_argument(
+        "--profile-gil",
+        action="store_true",
+        help="with --profile: sample only the thread holding the interpreter lock (shares closer to CPU time)",
     )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so the servers below are stopped on `timeout`
