@@ -112,12 +112,16 @@ async def test_a_reply_json_only_python_reads_is_still_a_reply(
     client: httpx.AsyncClient, fast_policy: RetryPolicy
 ) -> None:
     """Replies are decoded by orjson, which refuses NaN and UTF-16; such a reply still reads as json.loads reads it."""
-    body = '{"choices": [{"message": {"role": "assistant", "content": "caf\\u00e9"}}], "usage": {"cost": NaN}}'
+    body = (
+        '{"choices": [{"message": {"role": "assistant", "content": "caf\\u00e9"}}], "usage": {"cost": NaN}}'
+    )
     route = respx.post("https://api.example.com/v1/chat/completions")
     config = TargetConfig(kind="openai_chat", base_url="https://api.example.com/v1", model="m1")
     adapter = make_adapter(client, config, fast_policy, 100_000)
     for raw in (body.encode(), body.encode("utf-16")):
-        route.mock(return_value=httpx.Response(200, content=raw, headers={"content-type": "application/json"}))
+        route.mock(
+            return_value=httpx.Response(200, content=raw, headers={"content-type": "application/json"})
+        )
         reply = await adapter.complete(MESSAGES)
         assert reply.ok and reply.text == "café" and reply.attempts == 1
         assert reply.usage is not None and reply.usage["cost"] != reply.usage["cost"]  # NaN
