@@ -31,9 +31,8 @@ class GradingTurns:
         loop = asyncio.get_running_loop()
         turn: asyncio.Future[None] = loop.create_future()
         self._waiting.append(turn)
-        if (
-            len(self._waiting) == self._size
-        ):  # full: started in the loop's next pass, so this caller goes last
+        if len(self._waiting) == self._size:
+            # Full: the turn starts in the loop's next pass, so this caller goes last, as it came.
             if self._timer is not None:
                 self._timer.cancel()
             self._timer = loop.call_soon(self._start)
