@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -18,6 +19,8 @@ from bench.ports import free_port
 
 # A cluster as a production server has it, with room for every worker's pool; the bench does not tune it.
 SETTINGS = {"listen_addresses": "127.0.0.1", "max_connections": "500", "shared_buffers": "256MB"}
+# Where the server's time goes, statement by statement, when the binaries ship the extension (contrib).
+STATEMENTS = {"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "all"}
 
 
 def binaries() -> Path | None:
@@ -55,7 +58,10 @@ class OwnPostgres:
             check=True,
             capture_output=True,
         )
-        options = [f"-c{name}={value}" for name, value in SETTINGS.items()]
+        settings = SETTINGS | (
+            STATEMENTS if (folder.parent / "lib" / "pg_stat_statements.so").exists() else {}
+        )
+        options = [f"-c{name}={value}" for name, value in settings.items()]
         self._proc = subprocess.Popen(
             [*self._as, str(folder / "postgres"), "-D", str(self._data), "-p", str(self.port)]
             + ["-k", str(self._dir), *options],
@@ -118,3 +124,30 @@ def tree_cpu_seconds(pid: int) -> float:
     for kid in kids.read_text().split() if kids.exists() else ():
         used += tree_cpu_seconds(int(kid))
     return used
+
+
+def reset_statements(url: str) -> bool:
+    """Start counting the database's statements afresh; False where the server does not count them."""
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            conn.execute("SELECT pg_stat_statements_reset()")
+    except psycopg.Error:
+        return False
+    return True
+
+
+def top_statements(url: str, limit: int = 6) -> list[dict[str, Any]]:
+    """The database's statements that took the server longest since `reset_statements`: calls, milliseconds in
+    all (a wait for a lock counts: that is how a lock that makes writers queue shows) and the statement's start."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT calls, total_exec_time, query FROM pg_stat_statements"
+            " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            " ORDER BY total_exec_time DESC LIMIT %s",
+            (limit,),
+        ).fetchall()
+    return [
+        {"calls": int(calls), "ms": round(float(ms), 1), "statement": " ".join(str(query).split())[:90]}
+        for calls, ms, query in rows
+    ]

@@ -18,7 +18,9 @@ of the workers, the API, PostgreSQL and Redis (the last two only for servers of 
 CPU is not this run's), the mocks' peak in flight (each process's peak, added), and whether every item was stored
 once (rows = distinct keys = items), and the calls/s while calls went (the mocks' first request to their last
 answer: without the POST's planning and the report at the end). One JSON line per run, and one at the end with
-every run.
+every run. Where the server's binaries ship pg_stat_statements, a second table gives PostgreSQL's longest statements
+in each run (its own cluster only): time in a statement counts its waits for locks, so what makes workers queue for
+each other shows there.
 
 Why `--repeats` on a big machine: at 8,000 calls/s the full suite's 15,000 calls take under two seconds, so the
 fixed half second or so of a run (POST to the first call, the last answer to the settled status) would cap it
@@ -47,7 +49,7 @@ from bench import deployment
 from bench.api_e2e import BENCH_SETTINGS, MockCounts, load, run_full_suite, server_cpu_s, speed_unit
 from bench.board import cpu_seconds
 from bench.ports import free_port, wait_http
-from bench.postgres_server import OwnPostgres
+from bench.postgres_server import OwnPostgres, reset_statements, top_statements
 from bench.redis_server import OwnRedis
 
 Clock = Callable[[], float]
@@ -113,7 +115,9 @@ def one_deployment(
             ) as api,
         ):
             cpu = partial(server_cpu_s, up.api.pid, [w.pid for w in up.workers])
+            database_url = scaled["HELMBENCH_DATABASE_URL"]
             for c in args.concurrency:
+                counting = "postgres" in clocks and reset_statements(database_url)
                 before = {name: clock() for name, clock in clocks.items()}
                 r = run_full_suite(
                     api,
@@ -126,7 +130,7 @@ def one_deployment(
                     repeats=args.repeats,
                 )
                 used = {name: clock() - before[name] for name, clock in clocks.items()}
-                rows, keys = stored(scaled["HELMBENCH_DATABASE_URL"], r["evaluation_id"])
+                rows, keys = stored(database_url, r["evaluation_id"])
                 run = {
                     "workers": n,
                     **r,
@@ -138,6 +142,7 @@ def one_deployment(
                     "calls_per_s_calling": round(r["calls"] / r["calls_s"], 1) if r.get("calls_s") else None,
                     "load": load(),
                     "unit_us": speed_unit(),
+                    "postgres_statements": top_statements(database_url) if counting else None,
                 }
                 print(json.dumps({"run": f"C={c}, {n} workers", **run}), flush=True)
                 runs.append(run)
@@ -176,6 +181,22 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
         ]
         lines.append("| " + " | ".join(str(cell) for cell in cells) + " |")
     return lines
+
+
+def statements_table(runs: list[dict[str, Any]]) -> list[str]:
+    """Where PostgreSQL's time went in each run, its longest statements: milliseconds per stored item."""
+    lines = [
+        "",
+        "| C | workers | statement | calls | ms in all | ms per 1,000 items |",
+        "|---|---|---|---|---|---|",
+    ]
+    counted = [r for r in runs if r.get("postgres_statements")]
+    for r in sorted(counted, key=lambda r: (r["concurrency"], r["workers"])):
+        for s in r["postgres_statements"]:
+            per = 1000 * s["ms"] / max(r["stored_rows"], 1)
+            cells = [r["concurrency"], r["workers"], f"`{s['statement']}`", s["calls"], s["ms"], f"{per:.1f}"]
+            lines.append("| " + " | ".join(str(cell) for cell in cells) + " |")
+    return lines if counted else []
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -222,7 +243,7 @@ def main(argv: list[str] | None = None) -> None:
             for n in args.workers
             for run in one_deployment(n, args, postgres_url, redis_url, mocks, clocks)
         ]
-    for line in table(runs):
+    for line in table(runs) + statements_table(runs):
         print(line, file=sys.stderr, flush=True)
     print(
         json.dumps(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import Connection, Engine, delete, func
 from sqlmodel import Session, col, select
@@ -27,23 +27,28 @@ def insert_items(*, engine: Engine, rows: Sequence[dict[str, Any]], budgeted: in
         return 0
     evaluation_id = rows[0]["evaluation_id"]
     with engine.begin() as conn:
-        if _erased(conn, evaluation_id, lock=True):
+        if _erased(conn, evaluation_id, lock="update" if budgeted else "share"):
             return 0  # deleted while its calls were in flight: what they answered is not kept
         inserted = insert_many(conn, ITEMS, rows, unique=("evaluation_id", "key"))
         budget.written(conn=conn, evaluation_id=evaluation_id, items=budgeted)
         # SQLite's check above ran before this transaction took the write lock; now it holds it, look again.
-        if _erased(conn, evaluation_id, lock=False):
+        if _erased(conn, evaluation_id, lock=None):
             conn.execute(delete(EvaluationItem).where(col(EvaluationItem.evaluation_id) == evaluation_id))
             return 0
     return inserted
 
 
-def _erased(conn: Connection, evaluation_id: str, *, lock: bool) -> bool:
+def _erased(conn: Connection, evaluation_id: str, *, lock: Literal["share", "update"] | None) -> bool:
     """Whether the evaluation is gone or its transcripts were erased. `lock` (PostgreSQL): hold its row against
-    an erase until this transaction ends, so an erase waits for these rows, or these rows for the erase."""
+    an erase until this transaction ends, so an erase waits for these rows, or these rows for the erase.
+
+    Why a share lock: writers of one evaluation take it together, so workers writing the same run do not queue
+    for its row (an exclusive lock made every item batch of a run wait for the one before it to commit). A
+    writer that will update the row (its budget) takes the update lock at once: two share holders that both
+    upgraded would deadlock."""
     stmt = select(Evaluation.transcripts_deleted_at).where(col(Evaluation.id) == evaluation_id)
     if lock and conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update(key_share=True)
+        stmt = stmt.with_for_update(read=lock == "share", key_share=lock == "update")
     row = conn.execute(stmt).first()
     return row is None or row[0] is not None
 

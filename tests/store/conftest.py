@@ -16,7 +16,7 @@ from app.store.db import make_engine
 from app.store.models import Evaluation, Target, Team
 
 
-def _schema(settings: Settings) -> Engine:
+def schema(settings: Settings) -> Engine:
     engine = make_engine(settings)
     SQLModel.metadata.create_all(engine)
     return engine
@@ -29,7 +29,7 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
         settings = Settings(var_dir=tmp_path)
     else:
         settings = Settings(var_dir=tmp_path, database_url=request.getfixturevalue("postgres_url"))
-    made = _schema(settings)
+    made = schema(settings)
     yield made
     made.dispose()
 
@@ -37,7 +37,7 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
 @pytest.fixture
 def sqlite(tmp_path: Path) -> Iterator[Engine]:
     """SQLite only: for contracts that do not depend on the database."""
-    made = _schema(Settings(var_dir=tmp_path))
+    made = schema(Settings(var_dir=tmp_path))
     yield made
     made.dispose()
 

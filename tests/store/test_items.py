@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Engine
+import pytest
+from sqlalchemy import Engine, event, text
 from sqlmodel import Session
 
+from app.config import Settings
 from app.scoring.facets import StoredItem
-from app.store import budget
+from app.store import budget, erase
 from app.store.items import (
     all_items,
     existing_keys,
@@ -22,7 +27,15 @@ from app.store.items import (
     shard_counts,
 )
 from app.store.models import Evaluation
-from tests.store.conftest import item_row, seed
+from tests.store.conftest import item_row, schema, seed
+
+
+@pytest.fixture
+def postgres(tmp_path: Path, postgres_url: str) -> Iterator[Engine]:
+    """PostgreSQL only: for how writers and an erase lock an evaluation's row."""
+    made = schema(Settings(var_dir=tmp_path, database_url=postgres_url))
+    yield made
+    made.dispose()
 
 
 def test_a_second_write_of_a_key_is_a_no_op_and_counts_nothing(engine: Engine) -> None:
@@ -129,3 +142,103 @@ def test_existing_keys_reads_more_keys_than_one_statement_may_bind(sqlite: Engin
     with Session(sqlite) as session:
         found = existing_keys(session=session, evaluation_id=ev, keys=[f"k{i}" for i in range(1200)])
     assert len(found) == 600
+
+
+class PausedWriter:
+    """`insert_items` on a thread of its own that stops right after locking its evaluation's row, until released:
+    a worker's item batch caught mid-transaction."""
+
+    def __init__(self, engine: Engine, rows: list[dict[str, Any]], *, budgeted: int = 0) -> None:
+        self.engine, self.locked, self.release = engine, threading.Event(), threading.Event()
+        self.inserted: list[int] = []
+        self.thread = threading.Thread(
+            target=lambda: self.inserted.append(insert_items(engine=engine, rows=rows, budgeted=budgeted))
+        )
+
+    def _after_execute(self, _conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if threading.current_thread() is self.thread and statement.rstrip().endswith(("FOR SHARE", "UPDATE")):
+            self.locked.set()
+            self.release.wait()
+
+    def __enter__(self) -> PausedWriter:
+        event.listen(self.engine, "after_cursor_execute", self._after_execute)
+        self.thread.start()
+        assert self.locked.wait(30), "the writer never locked its evaluation"
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.release.set()
+        self.thread.join()
+        event.remove(self.engine, "after_cursor_execute", self._after_execute)
+
+
+def _ends_or_waits(engine: Engine, work: Callable[[], object]) -> tuple[str, threading.Thread]:
+    """Start `work` on a thread: "done" once it has ended, "waiting" once PostgreSQL says one of this database's
+    sessions waits for a lock (the thread is returned so the caller can join it)."""
+    thread = threading.Thread(target=work)
+    thread.start()
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        while thread.is_alive():
+            waiting = conn.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity"
+                    " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                )
+            ).scalar_one()
+            if waiting:
+                return "waiting", thread
+            thread.join(0.01)
+    return "done", thread
+
+
+@pytest.mark.postgres
+def test_workers_writing_one_evaluation_do_not_queue_for_its_row(postgres: Engine) -> None:
+    _, _, ev = seed(postgres, total=4)
+    with PausedWriter(postgres, [item_row(ev, 0), item_row(ev, 1)]) as first:
+        outcome, second = _ends_or_waits(
+            postgres, lambda: insert_items(engine=postgres, rows=[item_row(ev, 2), item_row(ev, 3)])
+        )
+        assert outcome == "done", "a second writer of the run waited for the first to commit"
+        second.join()
+    assert first.inserted == [2]
+    with Session(postgres) as session:
+        assert [i.idx for i in all_items(session=session, evaluation_id=ev)] == [0, 1, 2, 3]
+
+
+@pytest.mark.postgres
+def test_an_erase_waits_for_a_writer_in_flight_and_keeps_none_of_its_rows(postgres: Engine) -> None:
+    _, _, ev = seed(postgres, total=3, status="running")
+
+    def erase_it() -> None:
+        with Session(postgres) as session:
+            evaluation = erase.lock_evaluation(session=session, evaluation_id=ev)
+            assert evaluation is not None
+            erase.erase_evaluation(session=session, evaluation=evaluation, keep_report=True)
+            session.commit()
+
+    with PausedWriter(postgres, [item_row(ev, 0), item_row(ev, 1)]) as writer:
+        outcome, eraser = _ends_or_waits(postgres, erase_it)
+        assert outcome == "waiting", "the erase went ahead while a writer held rows it would not see"
+    eraser.join()
+    assert writer.inserted == [2]  # committed before the erase, then deleted by it
+    assert insert_items(engine=postgres, rows=[item_row(ev, 2)]) == 0
+    with Session(postgres) as session:
+        assert all_items(session=session, evaluation_id=ev) == []
+
+
+@pytest.mark.postgres
+def test_budgeted_writers_take_turns_on_the_row_they_update(postgres: Engine) -> None:
+    _, _, ev = seed(postgres, total=4, max_calls=10)
+    for _ in range(4):
+        assert budget.reserve(engine=postgres, evaluation_id=ev, calls=1, tokens=0)
+    rows = [[item_row(ev, 0), item_row(ev, 1)], [item_row(ev, 2), item_row(ev, 3)]]
+    with PausedWriter(postgres, rows[0], budgeted=2):
+        outcome, second = _ends_or_waits(
+            postgres, lambda: insert_items(engine=postgres, rows=rows[1], budgeted=2)
+        )
+        assert outcome == "waiting"
+    second.join()  # both written, neither deadlocked on the other
+    with Session(postgres) as session:
+        evaluation = session.get(Evaluation, ev)
+        assert evaluation is not None and evaluation.budget_in_flight == 0
+        assert len(all_items(session=session, evaluation_id=ev)) == 4
