@@ -1,21 +1,28 @@
-"""Many rows in few statements: SQLite gets one statement per page of rows instead of an executemany.
+"""Many rows in few statements: SQLite gets one statement per page of rows, PostgreSQL a COPY.
 
-Why: sqlite3 lets go of the interpreter lock around every statement step, and an executemany steps once a row.
-With a busy event loop in the same process (a worker grading, the API serving) each step waits up to the 5 ms
+Why SQLite: sqlite3 lets go of the interpreter lock around every statement step, and an executemany steps once a
+row. With a busy event loop in the same process (a worker grading, the API serving) each step waits up to the 5 ms
 switch interval to get the lock back: 128 item rows took ~1.1 s instead of ~3.5 ms, holding SQLite's one write
 lock all the while, so every other writer (the API's included) queued behind it, past its busy timeout at worst.
 One statement of many rows steps once. Its text is built here and cached per shape, since SQLAlchemy compiles a
 multi-VALUES statement anew on every call (~0.5 ms a row); values go through the dialect's own bind processors,
-so rows are stored exactly as SQLAlchemy stores them. PostgreSQL keeps an executemany, which psycopg pipelines.
+so rows are stored exactly as SQLAlchemy stores them.
+
+Why COPY on PostgreSQL: an executemany runs the INSERT once a row, each with its own bind and executor start on
+the server; COPY streams the rows into one command (an item row: 79 -> 59 us of the server's CPU, 86 -> 57 us of
+the writer's). COPY has no ON CONFLICT, so where keys must stay unique it runs in a savepoint and, if a key is
+already stored (a shard written again after a hand-back), the rows go again as INSERT ... ON CONFLICT DO NOTHING.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
+import psycopg
 from sqlalchemy import Connection, Dialect, Table
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 R = TypeVar("R")
@@ -31,25 +38,53 @@ def insert_many(
     Returns the rows inserted."""
     if not rows:
         return 0
-    if conn.dialect.name != "sqlite":
-        stmt = pg_insert(table)
-        if unique:
-            stmt = stmt.on_conflict_do_nothing(index_elements=list(unique))
-        # preserve_rowcount: an executemany's rowcount is dropped otherwise
-        result = conn.execute(stmt.execution_options(preserve_rowcount=True), list(rows))
-        return max(int(result.rowcount or 0), 0)
     given = tuple(rows[0])
     defaults = _python_defaults(table, given)
     columns = given + tuple(defaults)
     processors = _bind_processors(conn.dialect, table, columns)
+    values = (_bound({**row, **defaults} if defaults else row, columns, processors) for row in rows)
+    if conn.dialect.name == "postgresql":
+        if not unique:
+            return _copy(conn, table.name, columns, values)
+        try:
+            with conn.begin_nested():
+                return _copy(conn, table.name, columns, values)
+        except sa_exc.IntegrityError:  # a key already stored: rolled back to the savepoint, so skip such keys
+            stmt = pg_insert(table).on_conflict_do_nothing(index_elements=list(unique))
+            # preserve_rowcount: an executemany's rowcount is dropped otherwise
+            result = conn.execute(stmt.execution_options(preserve_rowcount=True), list(rows))
+            return max(int(result.rowcount or 0), 0)
     inserted = 0
     for page in pages(rows, len(columns)):
-        values: list[Any] = []
+        flat: list[Any] = []
         for row in page:
-            values.extend(_bound({**row, **defaults} if defaults else row, columns, processors))
+            flat.extend(_bound({**row, **defaults} if defaults else row, columns, processors))
         text = _insert_text(table.name, columns, len(page), unique)
-        inserted += max(conn.exec_driver_sql(text, tuple(values)).rowcount, 0)
+        inserted += max(conn.exec_driver_sql(text, tuple(flat)).rowcount, 0)
     return inserted
+
+
+def _copy(conn: Connection, table: str, columns: tuple[str, ...], values: Iterable[list[Any]]) -> int:
+    """COPY the rows' values in on the connection's driver, inside its transaction; a driver error is raised as
+    SQLAlchemy raises it (a lost connection marked so and invalidated), so callers retry and roll back alike."""
+    statement = _copy_text(table, columns)
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    copied = 0
+    try:
+        with cursor.copy(statement) as copy:
+            for row in values:
+                copy.write_row(row)
+                copied += 1
+    except psycopg.Error as exc:
+        lost = conn.dialect.is_disconnect(exc, conn.connection.dbapi_connection, cursor)
+        if lost:
+            conn.invalidate(exc)
+        raise sa_exc.DBAPIError.instance(
+            statement, None, exc, psycopg.Error, connection_invalidated=lost, dialect=conn.dialect
+        ) from exc
+    finally:
+        cursor.close()
+    return copied
 
 
 def pages(rows: Sequence[R], width: int) -> Iterator[Sequence[R]]:
@@ -96,6 +131,11 @@ def placeholders(width: int, n_rows: int) -> str:
     """`(?, ?), (?, ?)`: n_rows groups of `width` positional parameters."""
     group = "(" + ", ".join("?" * width) + ")"
     return ", ".join([group] * n_rows)
+
+
+@functools.lru_cache(maxsize=64)
+def _copy_text(table: str, columns: tuple[str, ...]) -> str:
+    return f'COPY "{table}" (' + ", ".join(f'"{name}"' for name in columns) + ") FROM STDIN"
 
 
 @functools.lru_cache(maxsize=512)

@@ -35,6 +35,14 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
 
 
 @pytest.fixture
+def postgres(tmp_path: Path, postgres_url: str) -> Iterator[Engine]:
+    """PostgreSQL only: for what only it does (row locks, COPY)."""
+    made = schema(Settings(var_dir=tmp_path, database_url=postgres_url))
+    yield made
+    made.dispose()
+
+
+@pytest.fixture
 def sqlite(tmp_path: Path) -> Iterator[Engine]:
     """SQLite only: for contracts that do not depend on the database."""
     made = schema(Settings(var_dir=tmp_path))

@@ -1,16 +1,20 @@
-"""Bulk writes: SQLite's one statement a page stores rows exactly as SQLAlchemy's own insert would."""
+"""Bulk writes: SQLite's one statement a page and PostgreSQL's COPY store rows exactly as SQLAlchemy's own insert
+would, keys already stored skipped."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, event, insert
+import psycopg
+import pytest
+from sqlalchemy import Engine, event, exc, insert, text
 from sqlmodel import Session
 
 from app.store.bulk import PAGE_PARAMETERS, insert_many
 from app.store.items import ITEMS, find_item
 from app.store.models import EvaluationItem, Target, Team
+from app.store.retry import is_transient
 from tests.store.conftest import add_evaluation, item_row, seed
 
 UNIQUE = ("evaluation_id", "key")
@@ -40,8 +44,9 @@ def _full_row(evaluation_id: str, idx: int) -> dict[str, Any]:
 def _stored(engine: Engine, evaluation_id: str) -> list[tuple[Any, ...]]:
     """The raw stored values, as any reader of the table gets them."""
     with engine.connect() as conn:
-        rows = conn.exec_driver_sql(
-            "SELECT * FROM evaluation_item WHERE evaluation_id = ? ORDER BY idx", (evaluation_id,)
+        rows = conn.execute(
+            text("SELECT * FROM evaluation_item WHERE evaluation_id = :ev ORDER BY idx"),
+            {"ev": evaluation_id},
         )
         return [
             tuple(v for name, v in row._mapping.items() if name not in ("id", "evaluation_id"))
@@ -49,8 +54,10 @@ def _stored(engine: Engine, evaluation_id: str) -> list[tuple[Any, ...]]:
         ]
 
 
-def test_sqlite_stores_a_batch_exactly_as_sqlalchemy_does(sqlite: Engine) -> None:
-    """The one-statement SQLite path writes the same bytes as SQLAlchemy's own insert, created_at filled in."""
+def test_a_batch_is_stored_exactly_as_sqlalchemy_stores_it(engine: Engine) -> None:
+    """SQLite's one statement a page and PostgreSQL's COPY write what SQLAlchemy's own insert writes, JSON nulls
+    and created_at included."""
+    sqlite = engine
     team_id, target_id, ours = seed(sqlite, total=700)
     with Session(sqlite) as session:
         team, target = session.get(Team, team_id), session.get(Target, target_id)
@@ -115,3 +122,31 @@ def test_sqlite_batches_of_every_size_prepare_few_statement_shapes(sqlite: Engin
     assert len(texts) <= 9  # 1, 2, 4, ..., 128 rows (a full page is larger here)
     with Session(sqlite) as session:
         assert find_item(session=session, evaluation_id=ev, key=f"k{idx - 1}") is not None
+
+
+@pytest.mark.postgres
+def test_postgres_skips_keys_already_stored_and_writes_the_rest(postgres: Engine) -> None:
+    engine = postgres
+    _, _, ev = seed(engine, total=4)
+    with engine.begin() as conn:
+        assert insert_many(conn, ITEMS, [_full_row(ev, 1)], unique=UNIQUE) == 1
+    with engine.begin() as conn:  # COPY meets key 1, rolls back to its savepoint; the rest go in
+        rows = [_full_row(ev, i) for i in range(4)]
+        assert insert_many(conn, ITEMS, rows, unique=UNIQUE) == 3
+    assert [row[1] for row in _stored(engine, ev)] == [0, 1, 2, 3]  # (key, idx, ...)
+
+
+@pytest.mark.postgres
+def test_a_connection_lost_mid_copy_is_a_transient_error(postgres: Engine) -> None:
+    """What the store's retries and the run's outage handling look for: SQLAlchemy's error, marked as a lost
+    connection, not the driver's own."""
+    engine = postgres
+    _, _, ev = seed(engine, total=1)
+    with engine.connect() as conn:
+        pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+        with psycopg.connect(engine.url.set(drivername="postgresql").render_as_string(False)) as killer:
+            killer.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(exc.OperationalError) as raised:
+            insert_many(conn, ITEMS, [_full_row(ev, 0)])  # no savepoint first: straight to COPY
+        assert raised.value.connection_invalidated and is_transient(raised.value)
+        assert conn.invalidated  # its pooled connection is not handed out again

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from sqlalchemy import Engine, event, text
 from sqlmodel import Session
 
-from app.config import Settings
 from app.scoring.facets import StoredItem
 from app.store import budget, erase
 from app.store.items import (
@@ -27,15 +25,7 @@ from app.store.items import (
     shard_counts,
 )
 from app.store.models import Evaluation
-from tests.store.conftest import item_row, schema, seed
-
-
-@pytest.fixture
-def postgres(tmp_path: Path, postgres_url: str) -> Iterator[Engine]:
-    """PostgreSQL only: for how writers and an erase lock an evaluation's row."""
-    made = schema(Settings(var_dir=tmp_path, database_url=postgres_url))
-    yield made
-    made.dispose()
+from tests.store.conftest import item_row, seed
 
 
 def test_a_second_write_of_a_key_is_a_no_op_and_counts_nothing(engine: Engine) -> None:
