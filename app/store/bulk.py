@@ -42,13 +42,13 @@ def insert_many(
     defaults = _python_defaults(table, given)
     columns = given + tuple(defaults)
     processors = _bind_processors(conn.dialect, table, columns)
-    values = (_bound({**row, **defaults} if defaults else row, columns, processors) for row in rows)
     if conn.dialect.name == "postgresql":
+        bound = (_bound({**row, **defaults} if defaults else row, columns, processors) for row in rows)
         if not unique:
-            return _copy(conn, table.name, columns, values)
+            return _copy(conn, table.name, columns, bound)
         try:
             with conn.begin_nested():
-                return _copy(conn, table.name, columns, values)
+                return _copy(conn, table.name, columns, bound)
         except sa_exc.IntegrityError:  # a key already stored: rolled back to the savepoint, so skip such keys
             stmt = pg_insert(table).on_conflict_do_nothing(index_elements=list(unique))
             # preserve_rowcount: an executemany's rowcount is dropped otherwise
@@ -56,11 +56,11 @@ def insert_many(
             return max(int(result.rowcount or 0), 0)
     inserted = 0
     for page in pages(rows, len(columns)):
-        flat: list[Any] = []
+        values: list[Any] = []
         for row in page:
-            flat.extend(_bound({**row, **defaults} if defaults else row, columns, processors))
+            values.extend(_bound({**row, **defaults} if defaults else row, columns, processors))
         text = _insert_text(table.name, columns, len(page), unique)
-        inserted += max(conn.exec_driver_sql(text, tuple(flat)).rowcount, 0)
+        inserted += max(conn.exec_driver_sql(text, tuple(values)).rowcount, 0)
     return inserted
 
 
