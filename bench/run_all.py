@@ -152,6 +152,27 @@ def _worker_cpu_targets(scale: dict[str, Any]) -> list[str]:
     return out
 
 
+# PostgreSQL's CPU per stored item at one worker in the 16-core table the scale-out goals were set from (3d26eca:
+# 0.12 cores at 577 calls/s, 1.071 calls an item); the goal is half of it.
+POSTGRES_CPU_BEFORE_MS = 0.223
+
+
+def _postgres_cpu_targets(scale: dict[str, Any]) -> list[str]:
+    """The verdict on PostgreSQL's CPU per stored item (a server of the bench's own only: a shared one's CPU is
+    not the run's)."""
+    out = []
+    for r in scale.get("runs", []):
+        ms = r.get("postgres_cpu_ms_per_call")
+        if ms is not None and r.get("stored_rows"):
+            per_item = ms * r["calls"] / r["stored_rows"]
+            goal = POSTGRES_CPU_BEFORE_MS / 2
+            out.append(
+                f"  PostgreSQL CPU per stored item <= {goal:.3f} ms (half of {POSTGRES_CPU_BEFORE_MS} ms, "
+                f"{r['workers']} worker(s), C={r['concurrency']}): {per_item:.3f} ms  {_verdict(per_item <= goal)}"
+            )
+    return out
+
+
 def _api_targets(api: dict[str, Any]) -> list[str]:
     out = []
     r64, r256 = api.get("helmbench C=64"), api.get("helmbench C=256")
@@ -297,7 +318,7 @@ def main(argv: list[str] | None = None) -> None:
         ratio = scale.get("calls/s C=256: 2 vs 1 workers")
         if ratio:
             print(f"  scale-out, 2 workers >= 1.6x the calls/s of 1: {ratio:.2f}x  {_verdict(ratio >= 1.6)}")
-        for line in _worker_cpu_targets(scale):
+        for line in _worker_cpu_targets(scale) + _postgres_cpu_targets(scale):
             print(line, flush=True)
     print("\nTargets (the runner alone on a synthetic library):", flush=True)
     r64, r256 = results["runner C=64"], results["runner C=256"]

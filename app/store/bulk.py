@@ -20,7 +20,6 @@ import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
-import psycopg
 from sqlalchemy import Connection, Dialect, Table
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -68,6 +67,7 @@ def _copy(conn: Connection, table: str, columns: tuple[str, ...], values: Iterab
     """COPY the rows' values in on the connection's driver, inside its transaction; a driver error is raised as
     SQLAlchemy raises it (a lost connection marked so and invalidated), so callers retry and roll back alike."""
     statement = _copy_text(table, columns)
+    driver_error = conn.dialect.loaded_dbapi.Error  # psycopg's, loaded by the dialect (not imported here: SQLite)
     cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
     copied = 0
     try:
@@ -75,12 +75,12 @@ def _copy(conn: Connection, table: str, columns: tuple[str, ...], values: Iterab
             for row in values:
                 copy.write_row(row)
                 copied += 1
-    except psycopg.Error as exc:
+    except driver_error as exc:
         lost = conn.dialect.is_disconnect(exc, conn.connection.dbapi_connection, cursor)
         if lost:
             conn.invalidate(exc)
         raise sa_exc.DBAPIError.instance(
-            statement, None, exc, psycopg.Error, connection_invalidated=lost, dialect=conn.dialect
+            statement, None, exc, driver_error, connection_invalidated=lost, dialect=conn.dialect
         ) from exc
     finally:
         cursor.close()
