@@ -67,9 +67,8 @@ def _copy(conn: Connection, table: str, columns: tuple[str, ...], values: Iterab
     """COPY the rows' values in on the connection's driver, inside its transaction; a driver error is raised as
     SQLAlchemy raises it (a lost connection marked so and invalidated), so callers retry and roll back alike."""
     statement = _copy_text(table, columns)
-    driver_error = (
-        conn.dialect.loaded_dbapi.Error
-    )  # psycopg's, loaded by the dialect (not imported here: SQLite)
+    # psycopg's, loaded by the dialect: not imported here, so a process on SQLite never loads it
+    driver_error = conn.dialect.loaded_dbapi.Error
     cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
     copied = 0
     try:
