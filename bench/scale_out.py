@@ -20,7 +20,7 @@ once (rows = distinct keys = items), and the calls/s while calls went (the mocks
 answer: without the POST's planning and the report at the end). One JSON line per run, and one at the end with
 every run. Where the server's binaries ship pg_stat_statements, a second table gives PostgreSQL's longest statements
 in each run (its own cluster only): time in a statement counts its waits for locks, so what makes workers queue for
-each other shows there.
+each other shows there (the extension's own bookkeeping is in the PostgreSQL CPU column too).
 
 Why `--repeats` on a big machine: at 8,000 calls/s the full suite's 15,000 calls take under two seconds, so the
 fixed half second or so of a run (POST to the first call, the last answer to the settled status) would cap it
@@ -184,7 +184,7 @@ def table(runs: list[dict[str, Any]]) -> list[str]:
 
 
 def statements_table(runs: list[dict[str, Any]]) -> list[str]:
-    """Where PostgreSQL's time went in each run, its longest statements: milliseconds per stored item."""
+    """Where PostgreSQL's time went in each run, its longest statements: milliseconds per 1,000 stored items."""
     lines = [
         "",
         "| C | workers | statement | calls | ms in all | ms per 1,000 items |",
