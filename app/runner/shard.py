@@ -200,9 +200,14 @@ def _load(deps: Runtime, evaluation_id: str) -> tuple[Evaluation, Target] | None
 
 def _pending(deps: Runtime, evaluation: Evaluation, shard: int) -> list[ItemSpec]:
     specs = shard_specs(deps, evaluation, shard)
+    if not specs:
+        return []
     with Session(deps.engine) as session:
         done = item_store.existing_keys(
-            session=session, evaluation_id=evaluation.id, keys=(s.key for s in specs)
+            session=session,
+            evaluation_id=evaluation.id,
+            keys=(s.key for s in specs),
+            within=(min(s.index for s in specs), max(s.index for s in specs)),
         )
     return [s for s in specs if s.key not in done]
 

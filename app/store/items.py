@@ -53,15 +53,24 @@ def _erased(conn: Connection, evaluation_id: str, *, lock: Literal["share", "upd
     return row is None or row[0] is not None
 
 
-def existing_keys(*, session: Session, evaluation_id: str, keys: Iterable[str]) -> set[str]:
+def existing_keys(
+    *, session: Session, evaluation_id: str, keys: Iterable[str], within: tuple[int, int] | None = None
+) -> set[str]:
+    """The keys among `keys` already stored. `within` (first, last index): where their items lie when that is
+    known (a shard's), so the lookup reads only that stretch of the run's index.
+
+    Why: a run's table grows faster than PostgreSQL's statistics follow, and the planner then read every item
+    of the run for each shard's keys (22 ms at 42,000 items: quadratic over a big run); by index range, 0.6 ms."""
     wanted = list(keys)
     found: set[str] = set()
+    where = [col(EvaluationItem.evaluation_id) == evaluation_id]
+    if within is not None:
+        where += [col(EvaluationItem.idx) >= within[0], col(EvaluationItem.idx) <= within[1]]
     for start in range(0, len(wanted), 900):  # stay under SQLite's bound-parameter limit
         chunk = wanted[start : start + 900]
-        stmt = select(EvaluationItem.key).where(
-            EvaluationItem.evaluation_id == evaluation_id, col(EvaluationItem.key).in_(chunk)
+        found.update(
+            session.exec(select(EvaluationItem.key).where(*where, col(EvaluationItem.key).in_(chunk)))
         )
-        found.update(session.exec(stmt))
     return found
 
 

@@ -134,6 +134,16 @@ def test_existing_keys_reads_more_keys_than_one_statement_may_bind(sqlite: Engin
     assert len(found) == 600
 
 
+def test_existing_keys_within_a_range_of_indexes_reads_only_that_range(engine: Engine) -> None:
+    """A shard's lookup names where its items lie; a key stored outside that stretch is not reported."""
+    _, _, ev = seed(engine, total=10)
+    insert_items(engine=engine, rows=[item_row(ev, i) for i in range(10)])
+    with Session(engine) as session:
+        keys = [f"k{i}" for i in (2, 4, 6, 8)]
+        assert existing_keys(session=session, evaluation_id=ev, keys=keys, within=(3, 6)) == {"k4", "k6"}
+        assert existing_keys(session=session, evaluation_id=ev, keys=keys) == set(keys)
+
+
 class PausedWriter:
     """`insert_items` on a thread of its own that stops right after locking its evaluation's row, until released:
     a worker's item batch caught mid-transaction."""
