@@ -19,6 +19,7 @@ from app.runner.cancel_polls import CancelPolls
 from app.runner.reports_in_progress import SettlingNow
 from app.runner.sessions import TargetSessions
 from app.runner.shard_places import ShardPlaces
+from app.runner.shards_running import ShardsRunning
 from app.runner.specs import SuiteSpecs
 from app.security.secrets import SecretBox, secret_box_for
 from app.store.db import make_engine
@@ -44,6 +45,8 @@ class Runtime:
     settling: SettlingNow = field(default_factory=SettlingNow)
     # One cancel poll per evaluation per period for all the shards of this process (app/runner/cancel_polls.py).
     cancel_polls: CancelPolls = field(default_factory=lambda: CancelPolls(CANCEL_POLL_SECONDS))
+    # Which runs have shards in this process now: only the last of a run's shards here to end counts its items.
+    shards_running: ShardsRunning = field(default_factory=ShardsRunning)
 
     def __post_init__(self) -> None:
         self.places = ShardPlaces(self.settings.worker_max_jobs)

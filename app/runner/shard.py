@@ -308,13 +308,16 @@ async def run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place 
     written) and `HandedBack` when the process is stopping with items of the shard not yet run.
     """
     try:
-        return await _run_shard(deps, evaluation_id, shard, place or Place(lambda: None))
+        with deps.shards_running.running(evaluation_id) as last:
+            return await _run_shard(deps, evaluation_id, shard, place or Place(lambda: None), last)
     finally:
         if place is not None:
             place.give_back()
 
 
-async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place) -> str:
+async def _run_shard(
+    deps: Runtime, evaluation_id: str, shard: int, place: Place, last: Callable[[], bool]
+) -> str:
     bound = log.bind(evaluation_id=evaluation_id, shard=shard)
     loaded = await _db(deps, _load, deps, evaluation_id)
     if loaded is None:
@@ -378,6 +381,11 @@ async def _run_shard(deps: Runtime, evaluation_id: str, shard: int, place: Place
         left = len(pending) - outcome.written
         bound.warning("shard handed back", written=outcome.written, left=left)
         raise HandedBack(f"shard {shard}: stopping with {left} items not run; they go back to the queue")
+    if not last():  # another shard of the run is running in this process: it looks when it ends
+        bound.info(
+            "shard finished", items=len(pending), evaluation_status="left to this process's other shards"
+        )
+        return f"shard {shard} done ({len(pending)} items run)"
     status = await _db(deps, finish_evaluation, deps, evaluation_id)
     bound.info("shard finished", items=len(pending), evaluation_status=status)
     return f"shard {shard} done ({len(pending)} items run)" + (f"; evaluation {status}" if status else "")
