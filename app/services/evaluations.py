@@ -21,6 +21,7 @@ from app.schemas import EvaluationCreate, EvaluationPublic, Progress, RunPlan, S
 from app.security.secrets import SecretBox, secret_box_for
 from app.services.probes import Prober, evaluation_endpoints, stored_target_endpoint
 from app.store import evaluations as ev_store
+from app.store import tallies
 from app.store import targets as target_store
 from app.store.models import Evaluation
 
@@ -242,7 +243,7 @@ def create_evaluation(
 
 
 def public_evaluation(*, session: Session, evaluation: Evaluation) -> EvaluationPublic:
-    done, failed = ev_store.progress(session=session, evaluation_id=evaluation.id)
+    counts = tallies.counts(session=session, evaluation_id=evaluation.id)
     capped = evaluation.max_calls is not None or evaluation.max_tokens is not None
     return EvaluationPublic(
         id=evaluation.id,
@@ -260,7 +261,7 @@ def public_evaluation(*, session: Session, evaluation: Evaluation) -> Evaluation
         repeats=evaluation.repeats,
         visibility=evaluation.visibility,
         share_transcripts=evaluation.share_transcripts,
-        progress=Progress(total=evaluation.total, done=done, failed=failed),
+        progress=Progress(total=evaluation.total, done=counts.written, failed=counts.failed),
         benchmark_version=evaluation.benchmark_version,
         error=evaluation.error,
         stalled=evaluation.stalled,

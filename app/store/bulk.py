@@ -32,11 +32,11 @@ PAGE_PARAMETERS = 8_000  # bound parameters per statement, far below SQLite's 32
 
 def insert_many(
     conn: Connection, table: Table, rows: Sequence[Mapping[str, Any]], *, unique: tuple[str, ...] = ()
-) -> int:
+) -> Sequence[Mapping[str, Any]]:
     """Insert rows that all name the same columns; with `unique`, a row whose key is already stored is skipped.
-    Returns the rows inserted."""
+    Returns the rows inserted (all of them, or those whose key was new), so a caller can count what it added."""
     if not rows:
-        return 0
+        return []
     given = tuple(rows[0])
     defaults = _python_defaults(table, given)
     columns = given + tuple(defaults)
@@ -44,38 +44,53 @@ def insert_many(
     if conn.dialect.name == "postgresql":
         bound = (_bound({**row, **defaults} if defaults else row, columns, processors) for row in rows)
         if not unique:
-            return _copy(conn, table.name, columns, bound)
+            _copy(conn, table.name, columns, bound)
+            return rows
         try:
             with conn.begin_nested():
-                return _copy(conn, table.name, columns, bound)
+                _copy(conn, table.name, columns, bound)
+                return rows
         except sa_exc.IntegrityError:  # a key already stored: rolled back to the savepoint, so skip such keys
             stmt = pg_insert(table).on_conflict_do_nothing(index_elements=list(unique))
-            # preserve_rowcount: an executemany's rowcount is dropped otherwise
-            result = conn.execute(stmt.execution_options(preserve_rowcount=True), list(rows))
-            return max(int(result.rowcount or 0), 0)
-    inserted = 0
+            stmt = stmt.returning(*(table.c[name] for name in unique))
+            new = {tuple(key) for key in conn.execute(stmt, list(rows))}
+            return _keyed(rows, unique, new)
+    new_keys: set[tuple[Any, ...]] = set()
     for page in pages(rows, len(columns)):
         values: list[Any] = []
         for row in page:
             values.extend(_bound({**row, **defaults} if defaults else row, columns, processors))
-        text = _insert_text(table.name, columns, len(page), unique)
-        inserted += max(conn.exec_driver_sql(text, tuple(values)).rowcount, 0)
-    return inserted
+        result = conn.exec_driver_sql(_insert_text(table.name, columns, len(page), unique), tuple(values))
+        if unique:  # the keys of the rows inserted, from RETURNING: a stored key returns nothing
+            new_keys.update(tuple(key) for key in result)
+    return _keyed(rows, unique, new_keys) if unique else rows
 
 
-def _copy(conn: Connection, table: str, columns: tuple[str, ...], values: Iterable[list[Any]]) -> int:
+def _keyed(
+    rows: Sequence[Mapping[str, Any]], unique: tuple[str, ...], keys: set[tuple[Any, ...]]
+) -> list[Mapping[str, Any]]:
+    """The rows whose `unique` values are among `keys`, each key's first row only (the one a database keeps of
+    two with one key)."""
+    found = []
+    for row in rows:
+        key = tuple(row[name] for name in unique)
+        if key in keys:
+            keys.discard(key)
+            found.append(row)
+    return found
+
+
+def _copy(conn: Connection, table: str, columns: tuple[str, ...], values: Iterable[list[Any]]) -> None:
     """COPY the rows' values in on the connection's driver, inside its transaction; a driver error is raised as
     SQLAlchemy raises it (a lost connection marked so and invalidated), so callers retry and roll back alike."""
     statement = _copy_text(table, columns)
     # psycopg's, loaded by the dialect: not imported here, so a process on SQLite never loads it
     driver_error = conn.dialect.loaded_dbapi.Error
     cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-    copied = 0
     try:
         with cursor.copy(statement) as copy:
             for row in values:
                 copy.write_row(row)
-                copied += 1
     except driver_error as exc:
         lost = conn.dialect.is_disconnect(exc, conn.connection.dbapi_connection, cursor)
         if lost:
@@ -85,7 +100,6 @@ def _copy(conn: Connection, table: str, columns: tuple[str, ...], values: Iterab
         ) from exc
     finally:
         cursor.close()
-    return copied
 
 
 def pages(rows: Sequence[R], width: int) -> Iterator[Sequence[R]]:
@@ -145,4 +159,5 @@ def _insert_text(table: str, columns: tuple[str, ...], n_rows: int, unique: tupl
     text = f'INSERT INTO "{table}" ({names}) VALUES {placeholders(len(columns), n_rows)}'
     if unique:
         text += " ON CONFLICT (" + ", ".join(f'"{name}"' for name in unique) + ") DO NOTHING"
+        text += " RETURNING " + ", ".join(f'"{name}"' for name in unique)
     return text

@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
+from app.store import tallies
 from app.store.evaluations import bump_board_stamp
 from app.store.models import (
     BoardFigures,
@@ -55,6 +56,7 @@ def erase_evaluation(*, session: Session, evaluation: Evaluation, keep_report: b
     evaluation_id = evaluation.id
     on_board = evaluation.visibility == "public" and evaluation.status == "succeeded"
     session.execute(delete(EvaluationItem).where(col(EvaluationItem.evaluation_id) == evaluation_id))
+    tallies.drop(session=session, evaluation_id=evaluation_id)
     session.execute(delete(ItemLabel).where(col(ItemLabel.evaluation_id) == evaluation_id))
     session.execute(delete(BoardFigures).where(col(BoardFigures.evaluation_id) == evaluation_id))
     session.execute(delete(ShareLink).where(col(ShareLink.evaluation_id) == evaluation_id))

@@ -73,7 +73,8 @@ def is_cancelled(*, session: Session, evaluation_id: str) -> bool:
 
 
 def progress(*, session: Session, evaluation_id: str) -> tuple[int, int]:
-    """Returns (items written, items that ended with an error)."""
+    """Returns (items written, items that ended with an error), counted from the items themselves: what settles a
+    run rests on what is stored (a poller reads the tallies kept beside them, app/store/tallies.py)."""
     stmt = select(
         func.count(),
         func.coalesce(func.sum(case((col(EvaluationItem.error_class).is_not(None), 1), else_=0)), 0),

@@ -9,7 +9,7 @@ from sqlalchemy import Connection, Engine, delete, func
 from sqlmodel import Session, col, select
 
 from app.benchmark.items import ItemSpec
-from app.store import budget
+from app.store import budget, tallies
 from app.store.bulk import insert_many
 from app.store.item_filter import ItemFilter
 from app.store.models import Evaluation, EvaluationItem
@@ -35,7 +35,8 @@ def insert_items(*, engine: Engine, rows: Sequence[dict[str, Any]], budgeted: in
         if _erased(conn, evaluation_id, lock=None):
             conn.execute(delete(EvaluationItem).where(col(EvaluationItem.evaluation_id) == evaluation_id))
             return 0
-    return inserted
+        tallies.add(conn, evaluation_id, inserted)
+    return len(inserted)
 
 
 def _erased(conn: Connection, evaluation_id: str, *, lock: Literal["share", "update"] | None) -> bool:

@@ -206,6 +206,25 @@ class EvaluationItem(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class ItemTally(SQLModel, table=True):
+    """Items written, counted per stretch of a run's matrix (`slot`: idx // TALLY_SLOT) and error class ("" for
+    none), in the same transaction that writes them (app/store/tallies.py).
+
+    Why: a status poll or a live stream reads these few rows instead of counting every item of the run (a count
+    that grows with the run: the largest statement left in PostgreSQL's time at a big run's end). Why per slot:
+    a shard's writers add to rows of their own, so workers writing one run never wait for one hot row."""
+
+    __tablename__ = "item_tally"
+
+    evaluation_id: str = Field(foreign_key="evaluation.id", primary_key=True, max_length=40)
+    slot: int = Field(primary_key=True)
+    error_class: str = Field(default="", primary_key=True, max_length=40)
+    written: int = 0
+    graded: int = 0  # with a verdict that counts in the pass rate
+    passed: int = 0
+    retries: int = 0  # target calls beyond each item's first
+
+
 class ItemLabel(SQLModel, table=True):
     """A human label for one item, to calibrate the checks and the judge; a new upload for a key replaces it."""
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import case, func
 from sqlalchemy.orm import defer
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
-from app.benchmark.verdicts import GRADED
-from app.store.models import Evaluation, EvaluationItem
+from app.store import tallies
+from app.store.models import Evaluation
 from app.store.statuses import TERMINAL
 
 
@@ -36,37 +35,23 @@ class Tally:
 
 
 def tally(*, session: Session, evaluation_id: str) -> Tally | None:
-    """Two aggregate queries over the evaluation's items (its index), however many items it has."""
+    """The evaluation's status row and its tallies (app/store/tallies.py): a few rows, whatever the run's size."""
     stmt = select(Evaluation.status, Evaluation.total, Evaluation.target_id, Evaluation.stalled).where(
         Evaluation.id == evaluation_id
     )
     head = session.exec(stmt).first()
     if head is None:
         return None
-    item = EvaluationItem
-    done, failed, graded, passed, retries = session.exec(
-        select(
-            func.count(),
-            func.coalesce(func.sum(case((col(item.error_class).is_not(None), 1), else_=0)), 0),
-            func.coalesce(func.sum(case((col(item.verdict).in_(GRADED), 1), else_=0)), 0),
-            func.coalesce(func.sum(case((col(item.verdict) == "PASS", 1), else_=0)), 0),
-            func.coalesce(func.sum(case((col(item.attempts) > 1, col(item.attempts) - 1), else_=0)), 0),
-        ).where(item.evaluation_id == evaluation_id)
-    ).one()
-    errors = session.exec(
-        select(item.error_class, func.count())
-        .where(item.evaluation_id == evaluation_id, col(item.error_class).is_not(None))
-        .group_by(col(item.error_class))
-    ).all()
+    counts = tallies.counts(session=session, evaluation_id=evaluation_id)
     return Tally(
         status=head[0],
         total=head[1],
-        done=int(done),
-        failed=int(failed),
-        graded=int(graded),
-        passed=int(passed),
-        retries=int(retries),
-        errors_by_class={str(k): int(n) for k, n in errors},
+        done=counts.written,
+        failed=counts.failed,
+        graded=counts.graded,
+        passed=counts.passed,
+        retries=counts.retries,
+        errors_by_class=counts.errors_by_class,
         target_id=head[2],
         stalled=head[3],
     )

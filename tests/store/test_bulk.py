@@ -66,13 +66,13 @@ def test_a_batch_is_stored_exactly_as_sqlalchemy_stores_it(engine: Engine) -> No
         session.commit()
     rows = [_full_row(ours, i) for i in range(700)]
     with sqlite.begin() as conn:
-        assert insert_many(conn, ITEMS, rows, unique=UNIQUE) == 700  # more than one statement's page
+        assert len(insert_many(conn, ITEMS, rows, unique=UNIQUE)) == 700  # more than one statement's page
     with sqlite.begin() as conn:
         conn.execute(insert(EvaluationItem), [{**r, "evaluation_id": reference} for r in rows])
     assert _stored(sqlite, ours) == _stored(sqlite, reference)
     bare = [item_row(ours, 700)]  # leaves created_at to its default
     with sqlite.begin() as conn:
-        assert insert_many(conn, ITEMS, bare, unique=UNIQUE) == 1
+        assert len(insert_many(conn, ITEMS, bare, unique=UNIQUE)) == 1
     with Session(sqlite) as session:
         read = find_item(session=session, evaluation_id=ours, key="k700")
         assert read is not None and read.created_at is not None and read.usage is None
@@ -91,7 +91,7 @@ def test_sqlite_writes_a_batch_in_one_statement_a_page(sqlite: Engine) -> None:
     event.listen(sqlite, "before_cursor_execute", seen)
     try:
         with sqlite.begin() as conn:
-            assert insert_many(conn, ITEMS, [item_row(ev, i) for i in range(600)], unique=UNIQUE) == 600
+            assert len(insert_many(conn, ITEMS, [item_row(ev, i) for i in range(600)], unique=UNIQUE)) == 600
     finally:
         event.remove(sqlite, "before_cursor_execute", seen)
     per_page = PAGE_PARAMETERS // (len(item_row(ev, 0)) + 1)  # the row's columns and created_at
@@ -115,7 +115,7 @@ def test_sqlite_batches_of_every_size_prepare_few_statement_shapes(sqlite: Engin
         for size in range(1, 131):
             with sqlite.begin() as conn:
                 rows = [item_row(ev, i) for i in range(idx, idx + size)]
-                assert insert_many(conn, ITEMS, rows, unique=UNIQUE) == size
+                assert len(insert_many(conn, ITEMS, rows, unique=UNIQUE)) == size
             idx += size
     finally:
         event.remove(sqlite, "before_cursor_execute", seen)
@@ -129,10 +129,10 @@ def test_postgres_skips_keys_already_stored_and_writes_the_rest(postgres: Engine
     engine = postgres
     _, _, ev = seed(engine, total=4)
     with engine.begin() as conn:
-        assert insert_many(conn, ITEMS, [_full_row(ev, 1)], unique=UNIQUE) == 1
+        assert len(insert_many(conn, ITEMS, [_full_row(ev, 1)], unique=UNIQUE)) == 1
     with engine.begin() as conn:  # COPY meets key 1, rolls back to its savepoint; the rest go in
         rows = [_full_row(ev, i) for i in range(4)]
-        assert insert_many(conn, ITEMS, rows, unique=UNIQUE) == 3
+        assert len(insert_many(conn, ITEMS, rows, unique=UNIQUE)) == 3
     assert [row[1] for row in _stored(engine, ev)] == [0, 1, 2, 3]  # (key, idx, ...)
 
 

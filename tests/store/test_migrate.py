@@ -10,10 +10,12 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Connection, create_engine, inspect, text
-from sqlmodel import SQLModel
+from sqlmodel import Session, SQLModel
 
 import app.store.models  # noqa: F401
 from app.config import Settings
+from app.store import evaluations as ev_store
+from app.store import tallies
 from app.store.migrate import alembic_config, upgrade
 
 
@@ -223,5 +225,57 @@ def test_0023_compresses_transcripts_with_lz4_on_postgres_and_goes_back(
     command.downgrade(alembic_config(settings), "0022")
     with engine.connect() as conn:
         assert {m for *_, m in conn.execute(compression)} == {""}
+    upgrade(settings)  # nothing else was taken back on the way down
     assert _diff(settings.sqlalchemy_url) == []
+    engine.dispose()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_0024_counts_items_already_stored_into_tallies_and_goes_back(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A run stored before 0024 shows the same progress after it as a count of its items gives."""
+    url = request.getfixturevalue("postgres_url") if kind == "postgres" else None
+    settings = Settings(var_dir=tmp_path, database_url=url)
+    upgrade(settings, "0023")
+    engine = create_engine(settings.sqlalchemy_url)
+    item = (
+        "INSERT INTO evaluation_item (evaluation_id, key, idx, scenario_id, condition_id, perturbation_id, "
+        "repeat, messages, attempts, checks, reasons, created_at, verdict, error_class) VALUES ('ev_1', :key, "
+        ":idx, 's', 'c', 'p', 0, '[]', :attempts, '{}', '[]', '2026-01-01 00:00:00', :verdict, :error)"
+    )
+    rows = [  # across two stretches of 500, graded and not, with errors of two classes and retries
+        (0, "PASS", None, 1),
+        (1, "FAIL", None, 3),
+        (2, None, "timeout", 4),
+        (499, "PARTIAL", None, 1),
+        (500, "PASS", None, 2),
+        (501, None, "timeout", 1),
+        (777, "UNGRADED", "bad_response", 1),
+    ]
+    with engine.begin() as conn:
+        _team_and_target(conn, versioned=True)
+        conn.execute(
+            text(
+                "INSERT INTO evaluation (id, team_id, target_id, target_name, model, suite, repeats, visibility, "
+                "share_transcripts, status, benchmark_version, total, shards, created_at, progress_done, "
+                "target_version) VALUES ('ev_1', 't1', 'tgt_1', 'bot', 'm-1', 'quick', 1, 'private', false, "
+                "'running', 'hb-1', 900, 2, '2026-01-01 00:00:00', 0, 1)"
+            )
+        )
+        for idx, verdict, error, attempts in rows:
+            conn.execute(
+                text(item),
+                {"key": f"k{idx}", "idx": idx, "attempts": attempts, "verdict": verdict, "error": error},
+            )
+    upgrade(settings)
+    with Session(engine) as session:
+        counts = tallies.counts(session=session, evaluation_id="ev_1")
+        assert (counts.written, counts.failed) == ev_store.progress(session=session, evaluation_id="ev_1")
+    assert counts == tallies.Counts(
+        written=7, failed=3, graded=4, passed=2, retries=6, errors_by_class={"timeout": 2, "bad_response": 1}
+    )
+    assert _diff(settings.sqlalchemy_url) == []
+    command.downgrade(alembic_config(settings), "0023")
+    assert "item_tally" not in inspect(engine).get_table_names()
     engine.dispose()
