@@ -3,9 +3,11 @@ functions need: a team, its target, an evaluation of it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from sqlalchemy import Engine
@@ -14,6 +16,8 @@ from sqlmodel import Session, SQLModel
 from app.config import Settings
 from app.store.db import make_engine
 from app.store.models import Evaluation, Target, Team
+
+T = TypeVar("T")
 
 
 def schema(settings: Settings) -> Engine:
@@ -112,3 +116,17 @@ def item_row(evaluation_id: str, idx: int, **fields: Any) -> dict[str, Any]:
         "error_class": None,
     }
     return row | fields
+
+
+def at_once(fn: Callable[[], T], n: int) -> list[T]:
+    """`fn` in `n` threads released together (racing for one row, key or lock): each one's result, and the first
+    error any of them raised."""
+    start = threading.Barrier(n)
+
+    def run() -> T:
+        start.wait()
+        return fn()
+
+    with ThreadPoolExecutor(n) as pool:
+        futures = [pool.submit(run) for _ in range(n)]
+    return [future.result() for future in futures]

@@ -3,14 +3,12 @@ count to what was measured, a written item stops counting as in flight, and a st
 
 from __future__ import annotations
 
-import threading
-
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from app.store import budget
 from app.store.models import Evaluation
-from tests.store.conftest import seed
+from tests.store.conftest import at_once, seed
 
 
 def _row(engine: Engine, evaluation_id: str) -> Evaluation:
@@ -22,20 +20,11 @@ def _row(engine: Engine, evaluation_id: str) -> Evaluation:
 
 def test_concurrent_reservations_start_exactly_as_many_items_as_the_call_cap_allows(engine: Engine) -> None:
     _, _, ev = seed(engine, max_calls=10)
-    won: list[bool] = []
-    lock = threading.Lock()
 
-    def reserve_many() -> None:
-        for _ in range(5):
-            taken = budget.reserve(engine=engine, evaluation_id=ev, calls=2, tokens=0)
-            with lock:
-                won.append(taken)
+    def reserve_many() -> list[bool]:
+        return [budget.reserve(engine=engine, evaluation_id=ev, calls=2, tokens=0) for _ in range(5)]
 
-    threads = [threading.Thread(target=reserve_many) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    won = [taken for each in at_once(reserve_many, 4) for taken in each]
     row = _row(engine, ev)
     assert won.count(True) == 5  # 5 items × 2 calls = the cap of 10, whoever asked
     assert (row.calls_used, row.budget_in_flight) == (10, 5)

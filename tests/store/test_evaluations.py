@@ -3,7 +3,6 @@ settled once when its items are in, pages are stable, and the board stamp moves 
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 from sqlalchemy import Engine
@@ -13,7 +12,7 @@ from app.store import budget
 from app.store import evaluations as store
 from app.store.items import insert_items
 from app.store.models import WHOLE, Evaluation, utcnow
-from tests.store.conftest import add_evaluation, add_target, add_team, item_row, seed
+from tests.store.conftest import add_evaluation, add_target, add_team, at_once, item_row, seed
 
 
 def _status(engine: Engine, evaluation_id: str) -> str:
@@ -24,20 +23,14 @@ def _status(engine: Engine, evaluation_id: str) -> str:
 def test_racing_finishers_settle_a_complete_run_once(engine: Engine) -> None:
     _, _, ev = seed(engine, total=2, status="running")
     insert_items(engine=engine, rows=[item_row(ev, 0, verdict="PASS"), item_row(ev, 1, verdict="FAIL")])
-    settled: list[str | None] = []
-    start = threading.Barrier(3)
 
-    def finish() -> None:
-        start.wait()
+    def finish() -> str | None:
         with Session(engine) as session:
-            settled.append(store.finish_if_complete(session=session, evaluation_id=ev))
+            settled = store.finish_if_complete(session=session, evaluation_id=ev)
             session.commit()
+        return settled
 
-    threads = [threading.Thread(target=finish) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    settled = at_once(finish, 3)
     assert [s for s in settled if s] == ["succeeded"]
     assert _status(engine, ev) == "succeeded"
 

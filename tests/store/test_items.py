@@ -25,7 +25,7 @@ from app.store.items import (
     shard_counts,
 )
 from app.store.models import Evaluation
-from tests.store.conftest import item_row, seed
+from tests.store.conftest import at_once, item_row, seed
 
 
 def test_a_second_write_of_a_key_is_a_no_op_and_counts_nothing(engine: Engine) -> None:
@@ -41,18 +41,7 @@ def test_a_second_write_of_a_key_is_a_no_op_and_counts_nothing(engine: Engine) -
 def test_workers_writing_the_same_items_at_once_store_each_once(engine: Engine) -> None:
     _, _, ev = seed(engine, total=30)
     rows = [item_row(ev, i) for i in range(30)]
-    inserted: list[int] = []
-    start = threading.Barrier(3)
-
-    def write() -> None:
-        start.wait()
-        inserted.append(insert_items(engine=engine, rows=rows))
-
-    threads = [threading.Thread(target=write) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    inserted = at_once(lambda: insert_items(engine=engine, rows=rows), 3)
     assert sum(inserted) == 30
     with Session(engine) as session:
         assert len(all_items(session=session, evaluation_id=ev)) == 30

@@ -19,6 +19,13 @@ from app.store import tallies
 from app.store.migrate import alembic_config, upgrade
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    """An empty database of each kind, for a migration's way up and back."""
+    url = request.getfixturevalue("postgres_url") if request.param == "postgres" else None
+    return Settings(var_dir=tmp_path, database_url=url)
+
+
 def _diff(url: str) -> list[object]:
     engine = create_engine(url)
     try:
@@ -77,13 +84,10 @@ def test_postgres_migrations_match_models(postgres_url: str, tmp_path: Path) -> 
     assert _diff(settings.sqlalchemy_url) == []
 
 
-@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def test_0012_schedules_and_regressions_go_back_and_forth(
-    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+    settings: Settings,
 ) -> None:
     """Down to 0008 drops the schedule tables and the evaluation's tick columns; up again rebuilds them."""
-    url = request.getfixturevalue("postgres_url") if kind == "postgres" else None
-    settings = Settings(var_dir=tmp_path, database_url=url)
     upgrade(settings)
     engine = create_engine(settings.sqlalchemy_url)
     command.downgrade(alembic_config(settings), "0008")
@@ -153,14 +157,11 @@ def _item(evaluation_id: str, key: str, scenario: str, condition: str, perturbat
     return {"ev": evaluation_id, "key": key, "s": scenario, "c": condition, "p": perturbation}
 
 
-@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def test_0022_stores_each_item_kind_backfilled_by_the_old_rule_and_goes_back(
-    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+    settings: Settings,
 ) -> None:
     """Rows from before 0022 take the kind their placeholder ids or their evaluation's suite said; a downgrade
     drops only the column."""
-    url = request.getfixturevalue("postgres_url") if kind == "postgres" else None
-    settings = Settings(var_dir=tmp_path, database_url=url)
     upgrade(settings, "0021")
     engine = create_engine(settings.sqlalchemy_url)
     evaluation = (
@@ -230,13 +231,10 @@ def test_0023_compresses_transcripts_with_lz4_on_postgres_and_goes_back(
     engine.dispose()
 
 
-@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def test_0024_counts_items_already_stored_into_tallies_and_goes_back(
-    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+    settings: Settings,
 ) -> None:
     """A run stored before 0024 shows the same progress after it as a count of its items gives."""
-    url = request.getfixturevalue("postgres_url") if kind == "postgres" else None
-    settings = Settings(var_dir=tmp_path, database_url=url)
     upgrade(settings, "0023")
     engine = create_engine(settings.sqlalchemy_url)
     item = (

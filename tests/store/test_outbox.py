@@ -3,7 +3,6 @@ per event, and is leased by one sender at a time until its attempt is recorded."
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 from sqlalchemy import Engine
@@ -12,7 +11,7 @@ from sqlmodel import Session, select
 from app.store import evaluations as ev_store
 from app.store.models import Evaluation, Webhook, WebhookDelivery, WebhookMessage, utcnow
 from app.store.outbox import due_messages, lease_message, queue_webhooks, record_attempt
-from tests.store.conftest import seed
+from tests.store.conftest import at_once, seed
 
 
 def _messages(engine: Engine) -> list[WebhookMessage]:
@@ -81,20 +80,14 @@ def test_racing_senders_lease_a_message_once_and_a_recorded_attempt_releases_it(
     now = utcnow()
     with Session(engine) as session:
         (due,) = due_messages(session=session, now=now, limit=10)
-    won: list[bool] = []
-    start = threading.Barrier(4)
 
-    def lease() -> None:
-        start.wait()
+    def lease() -> bool:
         with Session(engine) as session:
-            won.append(lease_message(session=session, message_id=due.id, now=now, lease_s=60))
+            won = lease_message(session=session, message_id=due.id, now=now, lease_s=60)
             session.commit()
+        return won
 
-    threads = [threading.Thread(target=lease) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    won = at_once(lease, 4)
     assert won.count(True) == 1
     with Session(engine) as session:
         assert due_messages(session=session, now=now, limit=10) == []  # held

@@ -3,7 +3,6 @@ schedules are never due, and a settle's regressions are stored once and read new
 
 from __future__ import annotations
 
-import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,7 +11,7 @@ from sqlmodel import Session
 
 from app.store import schedules as store
 from app.store.models import Regression, Schedule, utcnow
-from tests.store.conftest import add_evaluation, add_target, add_team, seed
+from tests.store.conftest import add_evaluation, add_target, add_team, at_once, seed
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
@@ -30,23 +29,16 @@ def _schedule(engine: Engine, **fields: object) -> tuple[str, str]:
 
 def test_racing_schedulers_claim_a_tick_exactly_once(engine: Engine) -> None:
     _, schedule_id = _schedule(engine)
-    won: list[bool] = []
-    start = threading.Barrier(4)
 
-    def claim() -> None:
-        start.wait()
+    def claim() -> bool:
         with Session(engine) as session:
             took = store.claim_tick(
                 session=session, schedule_id=schedule_id, tick=T0, next_run_at=T0 + timedelta(minutes=1)
             )
             session.commit()
-        won.append(took)
+        return took
 
-    threads = [threading.Thread(target=claim) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    won = at_once(claim, 4)
     assert won.count(True) == 1
     with Session(engine) as session:
         row = store.get_schedule(session=session, team_id=None, schedule_id=schedule_id)

@@ -3,7 +3,6 @@ writes fall (keys written twice with other outcomes, writers at once, an erase).
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +14,7 @@ from app.benchmark.verdicts import GRADED
 from app.store import erase, tallies
 from app.store.items import all_items, insert_items
 from app.store.models import Evaluation
-from tests.store.conftest import item_row, seed
+from tests.store.conftest import at_once, item_row, seed
 
 OUTCOMES = [  # (verdict, error class, attempts) as the runner writes them
     ("PASS", None, 1),
@@ -76,17 +75,7 @@ def test_tallies_equal_the_items_stored_however_writes_repeat_keys(
 def test_writers_of_the_same_items_at_once_count_each_item_once(engine: Engine) -> None:
     _, _, ev = seed(engine, total=600)
     rows = [_row(ev, i, OUTCOMES[i % len(OUTCOMES)]) for i in range(400, 600)]  # across two stretches
-    start = threading.Barrier(3)
-
-    def write() -> None:
-        start.wait()
-        insert_items(engine=engine, rows=rows)
-
-    threads = [threading.Thread(target=write) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    at_once(lambda: insert_items(engine=engine, rows=rows), 3)
     tallied = _tallied(engine, ev)
     assert tallied.written == 200
     assert tallied == _counted_from_items(engine, ev)
