@@ -96,6 +96,10 @@ class Reconciler:
     queue: ShardQueue
     grace_s: float
     orphaned: dict[tuple[str, int], float] = field(default_factory=dict)
+    # Per active evaluation, how many of its first shards were seen whole: items are never taken back while it
+    # runs, so a pass counts only the shards from there on (shards are taken in order: mostly the run's tail),
+    # not every item of the run each period.
+    whole_before: dict[str, int] = field(default_factory=dict)
     batches: BatchWatch = field(init=False)
 
     def __post_init__(self) -> None:
@@ -122,6 +126,8 @@ class Reconciler:
             look = await self._look(evaluation)
             if look is not None:
                 looks.append(look)
+        running = {look.evaluation.id for look in looks}
+        self.whole_before = {k: n for k, n in self.whole_before.items() if k in running}
         live = {(look.evaluation.id, s) for look in looks for s in look.unfinished}
         live |= {(look.evaluation.id, -1) for look in looks if look.evaluation.budget_stopped_at is not None}
         for key in [k for k in self.orphaned if k not in live]:
@@ -141,25 +147,32 @@ class Reconciler:
         with Session(self.deps.engine) as session:
             return ev_store.any_finished_since(session=session, since=since)
 
-    def _counts(self, evaluation_id: str) -> dict[int, int]:
+    def _counts(self, evaluation_id: str, from_shard: int) -> dict[int, int]:
         with Session(self.deps.engine) as session:
             return item_store.shard_counts(
-                session=session, evaluation_id=evaluation_id, shard_size=self.deps.settings.shard_size
+                session=session,
+                evaluation_id=evaluation_id,
+                shard_size=self.deps.settings.shard_size,
+                from_shard=from_shard,
             )
 
     async def _look(self, evaluation: Evaluation) -> Look | None:
-        counts = await self._db(self._counts, evaluation.id)
-        done = sum(counts.values())
+        size = self.deps.settings.shard_size
+        first = self.whole_before.get(evaluation.id, 0)
+        counts = await self._db(self._counts, evaluation.id, first)
+        done = min(first * size, evaluation.total) + sum(counts.values())
         stopped = evaluation.budget_stopped_at is not None
         if done >= evaluation.total or (stopped and evaluation.budget_in_flight <= 0):
             status = await self._db(finish_evaluation, self.deps, evaluation.id)
             if status:
                 log.info("evaluation settled by the reconciler", evaluation_id=evaluation.id, status=status)
             return None
-        size = self.deps.settings.shard_size
         unfinished = [
-            s for s in range(evaluation.shards) if counts.get(s, 0) < min(size, evaluation.total - s * size)
+            s
+            for s in range(first, evaluation.shards)
+            if counts.get(s, 0) < min(size, evaluation.total - s * size)
         ]
+        self.whole_before[evaluation.id] = unfinished[0] if unfinished else evaluation.shards
         states = await self.queue.shard_states(evaluation.id, unfinished)
         if stopped:
             return await self._budget_stopped(evaluation, done, unfinished, states)

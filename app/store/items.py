@@ -75,10 +75,19 @@ def existing_keys(
     return found
 
 
-def shard_counts(*, session: Session, evaluation_id: str, shard_size: int) -> dict[int, int]:
-    """Items written per shard (shard = position // shard_size), on the (evaluation_id, idx) index."""
+def shard_counts(
+    *, session: Session, evaluation_id: str, shard_size: int, from_shard: int = 0
+) -> dict[int, int]:
+    """Items written per shard (shard = position // shard_size) from `from_shard` on, on the (evaluation_id, idx)
+    index: a caller that knows the shards before it whole reads only the stretch of the run still moving."""
     shard = col(EvaluationItem.idx) // shard_size
-    stmt = select(shard, func.count()).where(EvaluationItem.evaluation_id == evaluation_id).group_by(shard)
+    stmt = (
+        select(shard, func.count())
+        .where(
+            EvaluationItem.evaluation_id == evaluation_id, col(EvaluationItem.idx) >= from_shard * shard_size
+        )
+        .group_by(shard)
+    )
     return {int(s): int(n) for s, n in session.exec(stmt)}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import update
@@ -16,12 +17,15 @@ from app.runner.reconcile import Reconciler, start_reconciler, stop_reconciler
 from app.runner.runtime import Runtime
 from app.runner.shard import run_shard
 from app.services.events import progress_events
+from app.store import items as item_store
+from app.store.items import insert_items
 from app.store.keys import get_or_create_default_team
 from app.store.models import Evaluation, Webhook, WebhookMessage
 from bench.harness import create_evaluation, make_deps, run_evaluation, written
 from bench.mock_target import MockConfig, running_mock
 from bench.redis_server import OwnRedis
 from bench.synthetic import synthetic_library
+from tests.store.conftest import item_row
 from tests.waits import eventually_async
 
 pytestmark = pytest.mark.redis  # a Redis of the test's own (redis-server), restartable and emptied at will
@@ -113,6 +117,42 @@ async def test_a_lost_shard_is_queued_again_when_its_grace_ends_not_a_period_lat
     finally:
         deps.stopping.set()
         await stop_reconciler(task)
+
+
+async def test_a_pass_counts_only_the_shards_from_the_first_not_yet_whole(
+    tmp_path: Path, own_redis: OwnRedis, queue: ArqQueue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shards seen whole stay whole while a run goes, so later passes leave them out of the count; what a pass
+    reports (items done, shards left) is the same as counting them all."""
+    deps = _deps(tmp_path, own_redis.url)  # 4 shards of 25
+    evaluation = create_evaluation(deps, base_url="http://127.0.0.1:9/v1", concurrency=4)
+    read_from: list[int] = []
+    counts = item_store.shard_counts
+
+    def spied(**kwargs: Any) -> dict[int, int]:
+        read_from.append(kwargs["from_shard"])
+        return counts(**kwargs)
+
+    monkeypatch.setattr(item_store, "shard_counts", spied)
+
+    def write(indexes: range) -> None:
+        insert_items(engine=deps.engine, rows=[item_row(evaluation.id, i) for i in indexes])
+
+    write(range(0, 25))  # shard 0 whole
+    write(range(25, 35))  # shard 1 in part
+    write(range(50, 75))  # shard 2 whole
+    reconciler = Reconciler(deps, queue, grace_s=3600)  # nothing re-queued here
+    (look,) = await reconciler.pass_once()
+    assert (look.done, look.unfinished, read_from) == (60, [1, 3], [0])
+    write(range(35, 50))  # shard 1 whole now
+    (look,) = await reconciler.pass_once()
+    assert (look.done, look.unfinished, read_from) == (75, [3], [0, 1])
+    (look,) = await reconciler.pass_once()
+    assert (look.done, look.unfinished, read_from) == (75, [3], [0, 1, 3])
+    write(range(75, 100))
+    assert await reconciler.pass_once() == []  # every item written: settled
+    assert _reread(deps, evaluation.id).status == "succeeded"
+    assert reconciler.whole_before == {}  # nothing kept for a run no longer active
 
 
 async def test_an_evaluation_whose_items_are_all_written_is_settled(

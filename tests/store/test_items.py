@@ -76,6 +76,7 @@ def test_reads_page_in_matrix_order_and_find_what_was_written(sqlite: Engine) ->
         assert [i.idx for i in page_items(session=session, evaluation_id=ev, after_idx=5, limit=3)] == [6]
         assert existing_keys(session=session, evaluation_id=ev, keys=["k1", "k9", "k6"]) == {"k1", "k6"}
         assert shard_counts(session=session, evaluation_id=ev, shard_size=3) == {0: 3, 1: 3, 2: 1}
+        assert shard_counts(session=session, evaluation_id=ev, shard_size=3, from_shard=1) == {1: 3, 2: 1}
         fails, total = first_with_verdicts(session=session, evaluation_id=ev, verdicts=["FAIL"], limit=2)
         assert ([i.idx for i in fails], total) == ([1, 3], 3)
         found = find_item(session=session, evaluation_id=ev, key="k4")
