@@ -63,7 +63,7 @@ async def graded_reply(
 
 def reply_report(items: Iterable[StoredItem], library: Library, *, with_slices: bool) -> dict[str, Any]:
     """The report of graded replies, scripted and simulated conversations among them."""
-    # Imported here: the report needs SciPy, half a worker's start-up time; only a settling process pays it.
+    # Imported here: the report needs NumPy and SciPy's special functions; only a process that reports pays them.
     from app.scoring.report import reply_report as build
 
     return build(items, library, with_slices=with_slices)

@@ -65,8 +65,9 @@ def build_runtime(settings: Settings, on_settled: Callable[..., Any] | None = No
 
 def warm_up(deps: Runtime) -> None:
     """What a worker does in a thread once it takes jobs: expand the largest suites (a first shard would wait
-    ~0.1-0.25 s for it) and import the report's modules, SciPy among them (~0.3 s), which the first shard to
-    finish would otherwise import while holding the interpreter lock, stalling every call in flight."""
+    ~0.1-0.25 s for it) and import the report's modules, NumPy and SciPy's special functions among them (~0.2 s),
+    which the first shard to finish would otherwise import while holding the interpreter lock, stalling every call
+    in flight."""
     deps.specs.warm(deps.library)
     importlib.import_module("app.scoring.report")
 

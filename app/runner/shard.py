@@ -222,8 +222,8 @@ def _board_report(
 ) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The evaluation's report and its leaderboard slices, or None if building them failed (logged): a report
     bug must not leave a finished evaluation running forever."""
-    # Imported here: the report needs SciPy, whose import is half a worker's start-up time; a replacement for a
-    # killed worker takes shards sooner without it, and only the process that settles an evaluation pays it.
+    # Imported here: the report needs NumPy and SciPy's special functions (~0.2 s to import); a worker imports
+    # them early in a thread (runtime.warm_up), not in the first shard to finish.
     from app.scoring.report import BOARD_SLICES, compute_report
 
     try:

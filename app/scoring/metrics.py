@@ -6,10 +6,9 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 
-from scipy.stats import binomtest
-
 from app.scoring.facets import Facet
 from app.scoring.intervals import cluster_mean, wilson
+from app.scoring.paired import mcnemar_p
 
 
 def proportion(count: int, n: int) -> dict[str, Any]:
@@ -215,7 +214,7 @@ def persona_gap(facets: list[Facet]) -> dict[str, Any]:
         gap, interval = cluster_mean([float(b) - float(c) for b, c in pairs], clusters(matched))
         lost = sum(b and not c for b, c in pairs)
         gained = sum(c and not b for b, c in pairs)
-        p = binomtest(lost, lost + gained).pvalue if lost + gained else 1.0
+        p = mcnemar_p(lost, gained)
         by_condition[name] = {
             "n": n,
             "baseline_pass_rate": round(base_pass / n, 4),
@@ -388,7 +387,7 @@ def counterfactual_bias(facets: list[Facet], twins: dict[str, tuple[str, str]]) 
             else None,
             "gap": gap,
             "interval": interval,
-            "mcnemar_p": round(float(binomtest(lost, lost + gained).pvalue), 6) if lost + gained else 1.0,
+            "mcnemar_p": round(mcnemar_p(lost, gained), 6),
             "likert": {"n": len(scored), "gap": likert_gap, "interval": likert_interval},
         }
     return out

@@ -19,8 +19,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scipy.stats import ttest_rel
-
 from app.scoring.facets import Facet
 from app.scoring.headline_change import TEST_NAME as HEADLINE_TEST
 from app.scoring.headline_change import HeadlineChange, headline_change
@@ -114,6 +112,9 @@ def paired_interval(diffs: list[float]) -> tuple[float, float] | None:
         return None
     if len(set(diffs)) == 1:
         return (diffs[0], diffs[0])
+    # Imported here: a report needs no scipy.stats (see app/scoring/paired.py, mcnemar_p); only comparisons do.
+    from scipy.stats import ttest_rel
+
     low, high = ttest_rel(diffs, [0.0] * len(diffs)).confidence_interval(1 - ALPHA)
     return (round(float(low), 4), round(float(high), 4))
 

@@ -34,7 +34,7 @@ def _kept_report(session: Session, library: Library, evaluation: Evaluation) -> 
     """The report to keep: the stored one, else (a run not finished) one computed now from what was written."""
     if evaluation.summary is not None or evaluation.benchmark_version != library.version:
         return evaluation.summary
-    from app.scoring.report import compute_report  # SciPy: imported only by the few that need it
+    from app.scoring.report import compute_report  # NumPy, SciPy: imported only by the few that need it
 
     return compute_report(
         session=session, evaluation_id=evaluation.id, library=library, suite=evaluation.suite

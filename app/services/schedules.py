@@ -73,7 +73,7 @@ def _check_baseline(session: Session, team_id: str, baseline: str) -> None:
 
 
 def _check_alert(library: Library, alert: AlertRule) -> None:
-    # Imported here: regressions need SciPy, and a worker (which runs the scheduler) starts sooner without it.
+    # Imported here: regressions need NumPy and SciPy, which a process that checks an alert rule need not load.
     from app.services.regressions import metric_names
 
     unknown = sorted(set(alert.metrics or ()) - metric_names(library))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from scipy.stats import binomtest, wilcoxon
 
 from app.scoring.facets import StoredItem
-from app.scoring.paired import mcnemar, paired_tests, signed_rank
+from app.scoring.paired import mcnemar, mcnemar_p, paired_tests, signed_rank
 
 
 def item(
@@ -60,3 +64,17 @@ def test_ungraded_cells_pair_on_scores_only() -> None:
         and out["score"]["n_pairs"] == 2
         and out["score"]["mean_difference"] == 2.0
     )
+
+
+@given(st.integers(0, 3000), st.integers(0, 3000))
+@example(0, 0)
+@example(5, 5)
+@example(0, 1)
+@example(1, 2)
+@example(1500, 1501)
+def test_mcnemar_p_is_scipys_exact_binomial_test(a_only: int, b_only: int) -> None:
+    """The p-value every report and comparison prints: SciPy's binomtest's, to the six decimals published."""
+    expected = binomtest(b_only, a_only + b_only, 0.5).pvalue if a_only + b_only else 1.0
+    got = mcnemar_p(a_only, b_only)
+    assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-300)
+    assert round(got, 6) == round(float(expected), 6)

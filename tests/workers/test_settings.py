@@ -4,6 +4,8 @@ many tries; and the job edge that sends a handed-back or failed shard back to th
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -110,3 +112,33 @@ async def test_a_shard_that_fails_is_queued_again_after_a_pause(tmp_path: Path, 
         await deps.targets.aclose()
         deps.engine.dispose()
         proxy.close()
+
+
+# Runs in a fresh interpreter: this one has loaded scipy.stats for other tests.
+_WORKER_AND_REPORT = """
+import sys
+import app.cli.main, app.workers.settings
+from app.benchmark.items import expand_suite
+from app.benchmark.loader import load_library
+from app.scoring.facets import StoredItem
+from app.scoring.report import build_report
+library = load_library()
+items = [
+    StoredItem(s.key, s.scenario_id, s.condition_id, s.user_context_id, s.perturbation_id, s.repeat,
+               ("PASS", "FAIL")[i % 2], 3.0, {"escalates": i % 3 == 0}, None)
+    for i, s in enumerate(expand_suite(library, "full"))
+]
+report = build_report(items, library)
+assert report["persona_robustness"]["by_condition"], "McNemar's p-values computed"
+print(sorted(m for m in sys.modules if m.startswith("scipy.stats")))
+"""
+
+
+def test_a_worker_starts_and_reports_without_scipy_stats() -> None:
+    """scipy.stats costs a process ~60 MB and ~0.6 s to import; a worker (and its report at a run's end) needs
+    none of it, so a replacement for a killed worker takes shards sooner and every worker stays smaller. Only
+    comparing runs (paired tests) loads it."""
+    out = subprocess.run(
+        [sys.executable, "-c", _WORKER_AND_REPORT], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "[]"
