@@ -50,6 +50,7 @@ from app.services.evaluations import warm_plans
 from app.services.events import STATUS_MAX_STALE_S
 from app.services.redaction import redactor_for
 from app.services.regressions import check_for_regressions
+from app.shared_polls import SharedPolls
 from app.store import grade_batches as grade_batch_store
 from app.store.keys import ensure_admin_key
 from app.store.migrate import upgrade
@@ -152,6 +153,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_problem_handlers(app)
     app.state.body_cache = BodyCache()
     app.state.status_documents = SingleFlight(app.state.body_cache, STATUS_MAX_STALE_S)
+    # live streams of one evaluation share a read of its progress, twice per poll period at most
+    app.state.progress_reads = SharedPolls(settings.events_poll_s / 2)
     app.state.board_cache = BoardCache()
     app.add_middleware(PublicCORSMiddleware, origins=settings.cors_origins)
     app.add_middleware(

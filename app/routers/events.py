@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header
+from fastapi import APIRouter, Depends, Header, Request
 from sse_starlette import EventSourceResponse
 
 from app.deps import AppState, CurrentKey, SessionDep, get_state
@@ -24,6 +24,7 @@ router = APIRouter(prefix="/v1/evaluations", tags=["evaluations"])
 )
 def evaluation_events(
     evaluation_id: str,
+    request: Request,
     key: CurrentKey,
     session: SessionDep,
     state: Annotated[AppState, Depends(get_state)],
@@ -34,6 +35,7 @@ def evaluation_events(
     session.close()  # the stream may last hours: give the pooled connection back now, each poll takes its own
     events = progress_events(
         engine=state.deps.engine,
+        reads=request.app.state.progress_reads,
         evaluation_id=evaluation_id,
         last_event_id=parse_last_event_id(last_event_id),
         poll_s=state.deps.settings.events_poll_s,

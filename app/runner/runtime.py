@@ -15,13 +15,13 @@ from sqlalchemy import Engine
 from app.benchmark.loader import Library, load_library
 from app.config import Settings
 from app.grading.checks import CHECKS
-from app.runner.cancel_polls import CancelPolls
 from app.runner.reports_in_progress import SettlingNow
 from app.runner.sessions import TargetSessions
 from app.runner.shard_places import ShardPlaces
 from app.runner.shards_running import ShardsRunning
 from app.runner.specs import SuiteSpecs
 from app.security.secrets import SecretBox, secret_box_for
+from app.shared_polls import SharedPolls
 from app.store.db import make_engine
 
 CANCEL_POLL_SECONDS = 0.5  # how soon a shard sees its evaluation cancelled
@@ -43,8 +43,8 @@ class Runtime:
     # The shards taking items at once in this process (settings.worker_max_jobs).
     places: ShardPlaces = field(init=False)
     settling: SettlingNow = field(default_factory=SettlingNow)
-    # One cancel poll per evaluation per period for all the shards of this process (app/runner/cancel_polls.py).
-    cancel_polls: CancelPolls = field(default_factory=lambda: CancelPolls(CANCEL_POLL_SECONDS))
+    # One cancel poll per evaluation per period for all the shards of this process (app/shared_polls.py).
+    cancel_polls: SharedPolls[bool] = field(default_factory=lambda: SharedPolls(CANCEL_POLL_SECONDS))
     # Which runs have shards in this process now: only the last of a run's shards here to end counts its items.
     shards_running: ShardsRunning = field(default_factory=ShardsRunning)
 

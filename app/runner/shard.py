@@ -609,7 +609,7 @@ async def _watch(
                     task.cancel()
                 return "stop"
         try:
-            cancelled = await deps.cancel_polls.cancelled(
+            cancelled = await deps.cancel_polls.get(
                 evaluation_id, functools.partial(_cancelled, deps, evaluation_id)
             )
         except Exception as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import AsyncIterator
 from dataclasses import asdict
@@ -15,6 +16,7 @@ from sqlmodel import Session
 from app.http.body_cache import BodyCache, SingleFlight
 from app.http.caching import json_bytes
 from app.services.evaluations import public_evaluation
+from app.shared_polls import SharedPolls
 from app.store import progress as progress_store
 from app.store.progress import Tally
 from app.store.retry import is_transient
@@ -74,19 +76,27 @@ def parse_last_event_id(raw: str | None) -> int | None:
 
 
 async def progress_events(
-    *, engine: Engine, evaluation_id: str, last_event_id: int | None, poll_s: float, targets: Any = None
+    *,
+    engine: Engine,
+    reads: SharedPolls[Tally | None],
+    evaluation_id: str,
+    last_event_id: int | None,
+    poll_s: float,
+    targets: Any = None,
 ) -> AsyncIterator[dict[str, Any]]:
     """`progress` whenever more items are done than the client has seen (or it stalls or resumes), then one
     `end` once terminal. A poll the database cannot answer is skipped; the stream stays open.
 
     The id is the number of items done, so a client reconnecting with Last-Event-ID gets the next state, not a
-    replay; a fresh client gets the current state at once.
+    replay; a fresh client gets the current state at once. `reads`: the process's streams of one evaluation
+    share a read of its tallies per period (app/shared_polls.py), however many dashboards follow it.
     """
     seen, seen_status = (last_event_id, None) if last_event_id is not None else (-1, "")
     seen_stalled: str | None = None
+    read = functools.partial(_read, engine, evaluation_id)
     while True:
         try:
-            state = await asyncio.to_thread(_read, engine, evaluation_id)
+            state = await reads.get(evaluation_id, read)
         except SQLAlchemyError as exc:  # the database is down: keep the stream, look again next poll
             if not is_transient(exc):
                 raise

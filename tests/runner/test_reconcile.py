@@ -17,6 +17,7 @@ from app.runner.reconcile import Reconciler, start_reconciler, stop_reconciler
 from app.runner.runtime import Runtime
 from app.runner.shard import run_shard
 from app.services.events import progress_events
+from app.shared_polls import SharedPolls
 from app.store import items as item_store
 from app.store.items import insert_items
 from app.store.keys import get_or_create_default_team
@@ -192,7 +193,11 @@ async def test_a_stall_is_named_signalled_cleared_by_progress_and_fails_the_run_
         assert stalled.status == "queued" and stalled.stalled
         assert "0 of 100 done" in stalled.stalled and "no worker is taking them" in stalled.stalled
         events = progress_events(
-            engine=deps.engine, evaluation_id=evaluation.id, last_event_id=None, poll_s=0.05
+            engine=deps.engine,
+            reads=SharedPolls(0.025),
+            evaluation_id=evaluation.id,
+            last_event_id=None,
+            poll_s=0.05,
         )
         first = await anext(events)
         assert '"stalled":"no item written' in first["data"]

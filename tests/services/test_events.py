@@ -23,6 +23,7 @@ from app.services.events import (
     status_document,
     status_key,
 )
+from app.shared_polls import SharedPolls
 from app.store.items import insert_items
 from app.store.models import Evaluation
 from tests.services.conftest import add_owner
@@ -70,7 +71,11 @@ async def test_events_follow_items_and_stalls_then_end_once(runtime: Runtime) ->
     evaluation_id = _running(runtime, total=3)
     insert_items(engine=runtime.engine, rows=[item_row(evaluation_id, 0, verdict="PASS", attempts=2)])
     stream = progress_events(
-        engine=runtime.engine, evaluation_id=evaluation_id, last_event_id=None, poll_s=0.01
+        engine=runtime.engine,
+        reads=SharedPolls(0.005),
+        evaluation_id=evaluation_id,
+        last_event_id=None,
+        poll_s=0.01,
     )
 
     first = await _next(stream)
@@ -109,15 +114,48 @@ async def test_events_follow_items_and_stalls_then_end_once(runtime: Runtime) ->
         await _next(stream)
 
 
+async def test_streams_following_one_evaluation_share_a_read_per_period(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twenty dashboards on one run cost the database what one does: each poll period, one read of its tallies."""
+    evaluation_id = _running(runtime, total=3)
+    insert_items(engine=runtime.engine, rows=[item_row(evaluation_id, 0, verdict="PASS")])
+    reads: list[str] = []
+    real = events._read
+    monkeypatch.setattr(events, "_read", lambda engine, ev: reads.append(ev) or real(engine, ev))
+    shared: SharedPolls[Any] = SharedPolls(60)
+    streams = [
+        progress_events(
+            engine=runtime.engine, reads=shared, evaluation_id=evaluation_id, last_event_id=None, poll_s=0.01
+        )
+        for _ in range(20)
+    ]
+    firsts = await asyncio.gather(*(_next(stream) for stream in streams))
+    assert [first["id"] for first in firsts] == ["1"] * 20
+    assert reads == [evaluation_id]
+    for stream in streams:
+        await stream.aclose()
+
+
 async def test_a_settled_or_unknown_evaluation_answers_at_once(runtime: Runtime) -> None:
     evaluation_id = _running(runtime, total=1)
     insert_items(engine=runtime.engine, rows=[item_row(evaluation_id, 0, verdict="FAIL")])
     _update(runtime, evaluation_id, status="succeeded")
     resumed = progress_events(
-        engine=runtime.engine, evaluation_id=evaluation_id, last_event_id=1, poll_s=0.01
+        engine=runtime.engine,
+        reads=SharedPolls(0.005),
+        evaluation_id=evaluation_id,
+        last_event_id=1,
+        poll_s=0.01,
     )
     assert [(e["event"], e["id"]) async for e in resumed] == [("end", "1")]
-    unknown = progress_events(engine=runtime.engine, evaluation_id="ev_nope", last_event_id=None, poll_s=0.01)
+    unknown = progress_events(
+        engine=runtime.engine,
+        reads=SharedPolls(0.005),
+        evaluation_id="ev_nope",
+        last_event_id=None,
+        poll_s=0.01,
+    )
     assert [e async for e in unknown] == []
 
 

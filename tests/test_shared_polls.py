@@ -1,4 +1,5 @@
-"""One cancel poll per evaluation per period for all the shards of a process."""
+"""One poll per key per period for every caller of a process: the shards watching an evaluation for a cancel,
+the streams following its progress."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import threading
 
 import pytest
 
-from app.runner.cancel_polls import CancelPolls
+from app.shared_polls import SharedPolls
 from tests.conftest import UNRETRIEVED
 
 
@@ -28,16 +29,16 @@ class Poll:
 
 
 async def test_shards_polling_within_a_period_share_one_query() -> None:
-    polls, poll = CancelPolls(period_s=60), Poll(answer=True)
-    answers = await asyncio.gather(*(polls.cancelled("e1", poll) for _ in range(8)))
+    polls, poll = SharedPolls[bool](period_s=60), Poll(answer=True)
+    answers = await asyncio.gather(*(polls.get("e1", poll) for _ in range(8)))
     assert answers == [True] * 8 and poll.calls == 1
 
 
 async def test_each_evaluation_and_each_period_is_asked_again() -> None:
-    polls, poll = CancelPolls(period_s=0), Poll()
-    await polls.cancelled("e1", poll)
-    await polls.cancelled("e1", poll)
-    await polls.cancelled("e2", poll)
+    polls, poll = SharedPolls[bool](period_s=0), Poll()
+    await polls.get("e1", poll)
+    await polls.get("e1", poll)
+    await polls.get("e2", poll)
     assert poll.calls == 3
 
 
@@ -45,16 +46,16 @@ async def test_a_failed_poll_fails_every_shard_that_shared_it() -> None:
     def broken() -> bool:
         raise ConnectionError("database gone")
 
-    polls = CancelPolls(period_s=60)
-    results = await asyncio.gather(*(polls.cancelled("e1", broken) for _ in range(3)), return_exceptions=True)
+    polls = SharedPolls[bool](period_s=60)
+    results = await asyncio.gather(*(polls.get("e1", broken) for _ in range(3)), return_exceptions=True)
     assert all(isinstance(r, ConnectionError) for r in results)
 
 
 async def test_a_shard_that_stops_waiting_leaves_the_poll_to_the_others() -> None:
-    polls, poll = CancelPolls(period_s=60), Poll(answer=True)
+    polls, poll = SharedPolls[bool](period_s=60), Poll(answer=True)
     poll.release.clear()
-    leaving = asyncio.create_task(polls.cancelled("e1", poll))
-    staying = asyncio.create_task(polls.cancelled("e1", poll))
+    leaving = asyncio.create_task(polls.get("e1", poll))
+    staying = asyncio.create_task(polls.get("e1", poll))
     await asyncio.sleep(0.05)
     leaving.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -72,8 +73,8 @@ async def test_a_poll_failing_after_every_shard_stopped_waiting_is_not_left_unre
         release.wait(5)
         raise ConnectionError("database gone")
 
-    polls = CancelPolls(period_s=60)
-    waiter = asyncio.create_task(polls.cancelled("e1", failing))
+    polls = SharedPolls[bool](period_s=60)
+    waiter = asyncio.create_task(polls.get("e1", failing))
     await asyncio.sleep(0.05)
     waiter.cancel()
     with pytest.raises(asyncio.CancelledError):
