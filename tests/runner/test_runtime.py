@@ -10,6 +10,7 @@ import pytest
 from app.benchmark.items import count_suite
 from app.benchmark.loader import LibraryError, load_library
 from app.config import Settings
+from app.grading.checks import resources
 from app.runner.runtime import Runtime, build_runtime, warm_up
 
 
@@ -58,8 +59,16 @@ def test_a_broken_library_stops_the_build_naming_its_file(settings: Settings) ->
         build_runtime(settings)
 
 
-def test_a_warmed_up_runtime_has_its_largest_suite_expanded_for_the_first_shard(deps: Runtime) -> None:
+def test_a_warmed_up_runtime_has_its_largest_suite_expanded_for_the_first_shard(
+    deps: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
     largest = max(deps.library.suites, key=lambda name: count_suite(deps.library, name))
     assert deps.specs.cache == {}
+    built: list[object] = []
+    monkeypatch.setattr(resources, "ResourceIndex", lambda countries: built.append(countries) or object())
+    monkeypatch.setattr(resources, "_CACHE", {})
     warm_up(deps)
     assert (deps.library.version, largest, 1) in deps.specs.cache
+    assert built == [deps.library.countries]  # the first grade finds the crisis lines' index built
+    resources.resource_index(deps.library.countries)
+    assert len(built) == 1
