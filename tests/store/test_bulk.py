@@ -63,13 +63,17 @@ def test_a_batch_is_stored_exactly_as_sqlalchemy_stores_it(engine: Engine) -> No
         team, target = session.get(Team, team_id), session.get(Target, target_id)
         assert team is not None and target is not None
         reference = add_evaluation(session, team, target).id
+        plain = add_evaluation(
+            session, team, target
+        ).id  # written with no key to keep unique (COPY on PostgreSQL)
         session.commit()
     rows = [_full_row(ours, i) for i in range(700)]
     with sqlite.begin() as conn:
         assert len(insert_many(conn, ITEMS, rows, unique=UNIQUE)) == 700  # more than one statement's page
+        assert len(insert_many(conn, ITEMS, [{**r, "evaluation_id": plain} for r in rows])) == 700
     with sqlite.begin() as conn:
         conn.execute(insert(EvaluationItem), [{**r, "evaluation_id": reference} for r in rows])
-    assert _stored(sqlite, ours) == _stored(sqlite, reference)
+    assert _stored(sqlite, ours) == _stored(sqlite, reference) == _stored(sqlite, plain)
     bare = [item_row(ours, 700)]  # leaves created_at to its default
     with sqlite.begin() as conn:
         assert len(insert_many(conn, ITEMS, bare, unique=UNIQUE)) == 1
@@ -130,7 +134,7 @@ def test_postgres_skips_keys_already_stored_and_writes_the_rest(postgres: Engine
     _, _, ev = seed(engine, total=4)
     with engine.begin() as conn:
         assert len(insert_many(conn, ITEMS, [_full_row(ev, 1)], unique=UNIQUE)) == 1
-    with engine.begin() as conn:  # COPY meets key 1, rolls back to its savepoint; the rest go in
+    with engine.begin() as conn:  # key 1 is skipped, the rest go in
         rows = [_full_row(ev, i) for i in range(4)]
         assert len(insert_many(conn, ITEMS, rows, unique=UNIQUE)) == 3
     assert [row[1] for row in _stored(engine, ev)] == [0, 1, 2, 3]  # (key, idx, ...)
@@ -147,6 +151,6 @@ def test_a_connection_lost_mid_copy_is_a_transient_error(postgres: Engine) -> No
         with psycopg.connect(engine.url.set(drivername="postgresql").render_as_string(False)) as killer:
             killer.execute("SELECT pg_terminate_backend(%s)", (pid,))
         with pytest.raises(exc.OperationalError) as raised:
-            insert_many(conn, ITEMS, [_full_row(ev, 0)])  # no savepoint first: straight to COPY
+            insert_many(conn, ITEMS, [_full_row(ev, 0)])  # no key to keep unique: COPY
         assert raised.value.connection_invalidated and is_transient(raised.value)
         assert conn.invalidated  # its pooled connection is not handed out again
