@@ -17,6 +17,7 @@ from app.store.models import Evaluation, EvaluationItem
 from app.store.paging import detached_pages
 
 ITEMS = EvaluationItem.__table__  # type: ignore[attr-defined]
+ITEM_KEY = ("evaluation_id", "key")  # an item is written once per key
 
 
 def insert_items(*, engine: Engine, rows: Sequence[dict[str, Any]], budgeted: int = 0) -> int:
@@ -38,9 +39,6 @@ def insert_items(*, engine: Engine, rows: Sequence[dict[str, Any]], budgeted: in
         return _write(engine, rows, budgeted, unique=())
     except IntegrityError:
         return _write(engine, rows, budgeted, unique=ITEM_KEY)
-
-
-ITEM_KEY = ("evaluation_id", "key")
 
 
 def _write(engine: Engine, rows: Sequence[dict[str, Any]], budgeted: int, unique: tuple[str, ...]) -> int:
