@@ -14,6 +14,9 @@ import time
 
 import httpx
 
+# A kept-alive connection the server closed as the poll went out: read, written or answered with nothing at all.
+DROPPED = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
+
 
 async def poll_until_closed(url: str, key: str, evaluation_id: str, pollers: int) -> dict[str, object]:
     statuses: list[int] = []
@@ -29,7 +32,7 @@ async def poll_until_closed(url: str, key: str, evaluation_id: str, pollers: int
             revalidate = {"If-None-Match": etag} if etag else None
             try:
                 answer = await api.get(f"/v1/evaluations/{evaluation_id}", headers=revalidate)
-            except httpx.ReadError:  # on a starved machine a poller can sleep past the server's keep-alive
+            except DROPPED:  # on a starved machine a poller can sleep past the server's keep-alive
                 dropped += 1
                 continue
             slowest = max(slowest, time.monotonic() - started)

@@ -108,14 +108,17 @@ def watched_server(app: Any) -> Iterator[tuple[str, SlowCallbacks]]:
 def pollers(url: str, key: str, evaluation_id: str) -> Iterator[dict[str, Any]]:
     """POLLERS dashboards in a process of their own (tests/http/pollers.py); their answers once they stop."""
     command = [sys.executable, "-m", "tests.http.pollers", url, key, evaluation_id, str(POLLERS)]
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     assert process.stdin and process.stdout
     assert process.stdout.readline().strip() == "polling"
     seen: dict[str, Any] = {}
     try:
         yield seen
     finally:
-        out, _ = process.communicate(timeout=60)
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 0, f"the pollers failed:\n{err}"
         seen.update(json.loads(out))
 
 
