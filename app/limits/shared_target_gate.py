@@ -56,6 +56,7 @@ from redis.exceptions import RedisError
 
 from app.lease_timing import renew_every_s
 from app.limits.gcra import GCRA_LUA, Pace, limits_key, wait_seconds
+from app.limits.redis_connection import redis_from_url
 from app.limits.target_gate import TargetGate
 from app.net.call_failed import CallFailed
 
@@ -209,7 +210,7 @@ class RedisLimits:
 
         A pooled connection a Redis restart dropped is replaced and the command sent again (twice at most).
         """
-        redis = Redis.from_url(
+        redis = redis_from_url(
             url,
             socket_connect_timeout=2.0,
             socket_timeout=5.0,
