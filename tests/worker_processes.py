@@ -110,9 +110,16 @@ def shards_finished(log: Path) -> set[int]:
     return {line["shard"] for line in lines if line.get("event") == "shard finished"}
 
 
-def log_problems(log: Path) -> list[str]:
-    """Lines of a worker log that mean a failure was swallowed or a process crashed.
+def log_problems(log: Path, since: int = 0) -> list[str]:
+    """Lines of a worker log that mean a failure was swallowed or a process crashed, from byte `since` on (what
+    one test's run wrote, where several share the workers), each with the line after it (the task, the error).
 
     A shard failing loudly logs its traceback inside a JSON line; a crash prints a bare one."""
-    lines = log.read_text().splitlines()
-    return [line[:300] for line in lines if "never retrieved" in line or line.startswith("Traceback")]
+    with log.open("rb") as f:
+        f.seek(since)
+        lines = f.read().decode(errors="replace").splitlines()
+    return [
+        "\n".join(line[:300] for line in lines[i : i + 2])
+        for i, line in enumerate(lines)
+        if "never retrieved" in line or line.startswith("Traceback")
+    ]
