@@ -338,6 +338,11 @@ class RedisLimits:
         await self.redis.aclose()
 
 
+def _handed_a_slot(handed: asyncio.Future[str]) -> bool:
+    """Whether a waiting caller was given a slot's token (`_give_back` takes it off the queue as it gives one)."""
+    return handed.done() and not handed.cancelled() and handed.exception() is None
+
+
 def unreachable(exc: BaseException) -> CallFailed:
     """Redis trouble as a failed attempt: retryable, and ours, since the target was never called."""
     return CallFailed("our_error", f"shared limits unavailable: {type(exc).__name__}: {exc}", retryable=True)
@@ -461,8 +466,11 @@ class SharedTargetGate(TargetGate):
             self._return_handed(handed)
             raise
         finally:
-            with contextlib.suppress(ValueError):
-                self._waiting.remove(handed)
+            # One handed a slot was taken off the queue by whoever handed it; looking for it there would read
+            # every caller still waiting, at every hand-over.
+            if not _handed_a_slot(handed):
+                with contextlib.suppress(ValueError):
+                    self._waiting.remove(handed)
 
     async def _poll(self) -> None:
         """While callers of this process wait, ask Redis for slots for them (up to MOST_ASKED) in one script run,
@@ -506,7 +514,7 @@ class SharedTargetGate(TargetGate):
             delay = min(delay * 2, LAST_POLL_S)
 
     def _return_handed(self, handed: asyncio.Future[str]) -> None:
-        if handed.done() and not handed.cancelled() and handed.exception() is None:
+        if _handed_a_slot(handed):
             self._give_back(handed.result())
         else:
             handed.cancel()
