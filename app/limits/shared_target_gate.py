@@ -56,9 +56,9 @@ from redis.exceptions import RedisError
 
 from app.lease_timing import renew_every_s
 from app.limits.gcra import GCRA_LUA, Pace, limits_key, wait_seconds
-from app.limits.redis_connection import redis_from_url
 from app.limits.target_gate import TargetGate
 from app.net.call_failed import CallFailed
+from app.redis_connection import redis_from_url
 
 # KEYS[1] holders (token -> lapse time, ms; a token is "<owner>/<number>"), KEYS[2] owners seen without a
 # subscriber (owner -> since, ms), KEYS[3] the sweep's throttle, KEYS[4] owners waiting for slots (owner -> lapse

@@ -21,6 +21,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.queue.base import QueueUnavailable, ShardState, grade_batch_job_id, shard_job_id
 from app.queue.fair import head_rank, ranks
+from app.redis_connection import report_resets_as_lost
 
 SHARD_JOB = "run_shard_job"
 GRADE_BATCH_JOB = "grade_batch_job"
@@ -51,6 +52,7 @@ class ArqQueue:
     @classmethod
     async def connect(cls, redis_url: str, queue_name: str) -> ArqQueue:
         pool = await create_pool(redis_settings(redis_url), default_queue_name=queue_name)
+        await report_resets_as_lost(pool)
         return cls(pool, queue_name)
 
     async def enqueue_shards(self, evaluation_id: str, shards: int) -> int:

@@ -15,6 +15,7 @@ from app.config import Settings
 from app.observability.logging import configure_logging
 from app.queue.arq_queue import GRADE_BATCH_JOB, SHARD_JOB, ArqQueue, redis_settings
 from app.queue.base import lost_shard_grace_s
+from app.redis_connection import report_resets_as_lost
 from app.runner.grade_batch import run_grade_batch
 from app.runner.handback import HandedBack
 from app.runner.runtime import build_runtime, warm_up
@@ -35,6 +36,7 @@ async def startup(ctx: dict[str, Any]) -> None:
     configure_logging(settings.log_level)
     if settings.worker_metrics_port:
         start_http_server(settings.worker_metrics_port)
+    await report_resets_as_lost(ctx["redis"])  # before the shards' lease renewals and the queue use it
     deps = ctx["deps"] = build_runtime(settings, on_settled=check_for_regressions)
     queue = ArqQueue(ctx["redis"], settings.queue_name)  # the worker's own pool: arq closes it
     ctx["background"] = start_background(

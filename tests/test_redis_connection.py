@@ -1,5 +1,6 @@
 """A Redis connection reset before its first command is a lost connection on a worker's loop (uvloop), as it is on
-asyncio's: redis-py's ConnectionError, which its retries and the shared limits' handling of a lost Redis expect."""
+asyncio's: redis-py's ConnectionError, which its retries and our handling of a lost Redis (the shared limits, the
+queue, a shard's lease) expect."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import uvloop
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from app.limits.redis_connection import redis_from_url
+from app.redis_connection import redis_from_url, report_resets_as_lost
 from tests.waits import eventually_async
 
 
@@ -59,17 +60,41 @@ async def first_command_error(redis: Redis) -> BaseException:
 
 
 def test_a_write_to_a_reset_connection_is_a_lost_connection_on_uvloop() -> None:
-    async def errors() -> tuple[BaseException, BaseException]:
+    async def errors() -> tuple[BaseException, BaseException, BaseException]:
         async with resetting_server() as url:
             plain = await first_command_error(reset_before_first_write(Redis.from_url(url)))
             ours = await first_command_error(reset_before_first_write(redis_from_url(url)))
-        return plain, ours
+            made_elsewhere = Redis.from_url(url)  # as arq makes its pools
+            await report_resets_as_lost(made_elsewhere)
+            taken_over = await first_command_error(reset_before_first_write(made_elsewhere))
+        return plain, ours, taken_over
 
-    plain, ours = uvloop.run(errors())
+    plain, ours, taken_over = uvloop.run(errors())
     # What the wrapper is for: redis-py's own connection lets uvloop's error through, which nothing that handles
     # a lost Redis catches.
     assert isinstance(plain, RuntimeError) and "handler is closed" in str(plain), repr(plain)
     assert isinstance(ours, RedisConnectionError), repr(ours)
+    assert isinstance(taken_over, RedisConnectionError), repr(taken_over)
+
+
+@pytest.mark.redis
+async def test_a_client_taken_over_closes_what_it_had_and_uses_only_connections_of_ours(
+    redis_url: str,
+) -> None:
+    client = Redis.from_url(redis_url)
+    try:
+        await client.ping()  # arq pings the pools it makes
+        pool = client.connection_pool
+        before = await pool.get_connection()
+        await pool.release(before)
+        await report_resets_as_lost(client)
+        assert not before.is_connected
+        assert await client.ping()
+        after = await pool.get_connection()
+        await pool.release(after)
+        assert after is not before and type(after).__name__ == "ResetIsLostConnection"
+    finally:
+        await client.aclose()
 
 
 @pytest.mark.parametrize(
@@ -82,4 +107,4 @@ def test_a_write_to_a_reset_connection_is_a_lost_connection_on_uvloop() -> None:
 )
 def test_each_kind_of_url_keeps_its_own_connection(url: str, kind: str) -> None:
     connection_class = redis_from_url(url).connection_pool.connection_class
-    assert [c.__name__ for c in connection_class.__mro__].index(kind) > 0
+    assert connection_class.__bases__[-1].__name__ == kind

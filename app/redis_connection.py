@@ -1,11 +1,13 @@
 """Redis connections that report a write to a reset socket as a lost connection, under uvloop as under asyncio.
 
-Why: a worker runs on uvloop, whose transport raises RuntimeError ("unable to perform operation on <TCPTransport
-closed=True …>; the handler is closed", MagicStack/uvloop#506) when a write meets a connection its peer has already
-reset, where asyncio's own transport raises OSError (or nothing, and the next read fails). redis-py turns OSError
-into its ConnectionError, which its retries and our handling of a lost Redis expect, and lets the RuntimeError
-through. It happens when Redis restarts: a connection made as the server goes down is reset before the client's
-first command (CLIENT SETINFO) is written, and the task that asked ends on an error nothing handles.
+Every async Redis client of ours takes them: the shared limits' (`redis_from_url`) and arq's pools, the API's and a
+worker's (`report_resets_as_lost`). Why: a worker and the API run on uvloop, whose transport raises RuntimeError
+("unable to perform operation on <TCPTransport closed=True …>; the handler is closed", MagicStack/uvloop#506) when
+a write meets a connection its peer has already reset, where asyncio's own transport raises OSError (or nothing,
+and the next read fails). redis-py turns OSError into its ConnectionError, which its retries and our handling of a
+lost Redis expect, and lets the RuntimeError through. It happens when Redis restarts: a connection made as the
+server goes down is reset before the client's first command (CLIENT SETINFO) is written, and the task that asked
+ends on an error nothing handles.
 """
 
 from __future__ import annotations
@@ -46,3 +48,12 @@ def redis_from_url(url: str, **options: Any) -> Redis:
     pool = redis.connection_pool
     pool.connection_class = _reset_is_lost(pool.connection_class)
     return redis
+
+
+async def report_resets_as_lost(redis: Redis) -> None:
+    """The same for a client made elsewhere (arq makes its pools and pings on them): the connections it made
+    already are closed, so that every connection from now on is one of ours. Call it before the client is used."""
+    pool = redis.connection_pool
+    pool.connection_class = _reset_is_lost(pool.connection_class)
+    await pool.disconnect()
+    pool.reset()
