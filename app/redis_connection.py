@@ -42,18 +42,20 @@ def _reset_is_lost(connection_class: type[AbstractConnection]) -> type[AbstractC
     return type(f"ResetIsLost{connection_class.__name__}", (_ResetIsLost, connection_class), {})
 
 
-def redis_from_url(url: str, **options: Any) -> Redis:
-    """`Redis.from_url`, each of whose connections raises ConnectionError when it writes to a reset socket."""
-    redis = Redis.from_url(url, **options)
+def _new_connections_report_resets(redis: Redis) -> Redis:
     pool = redis.connection_pool
     pool.connection_class = _reset_is_lost(pool.connection_class)
     return redis
 
 
+def redis_from_url(url: str, **options: Any) -> Redis:
+    """`Redis.from_url`, each of whose connections raises ConnectionError when it writes to a reset socket."""
+    return _new_connections_report_resets(Redis.from_url(url, **options))
+
+
 async def report_resets_as_lost(redis: Redis) -> None:
     """The same for a client made elsewhere (arq makes its pools and pings on them): the connections it made
     already are closed, so that every connection from now on is one of ours. Call it before the client is used."""
-    pool = redis.connection_pool
-    pool.connection_class = _reset_is_lost(pool.connection_class)
+    pool = _new_connections_report_resets(redis).connection_pool
     await pool.disconnect()
     pool.reset()
